@@ -1,0 +1,47 @@
+"""Autocast: float32 vs torch.autocast to bfloat16 or float16, from float32 inputs.
+
+The float32 row is the op's plain variant, so each class reads as one comparison.
+CPU autocast supports bfloat16 and float16; whether they are faster than float32
+depends on the CPU's instruction set, which is the point of tracking them per machine.
+"""
+
+from .harness import DEVICES, OpBenchmark
+
+PRECISIONS = ["float32", "autocast_bf16", "autocast_fp16"]
+
+
+class _AutocastBenchmark(OpBenchmark):
+    float32_variant = ""
+    param_names = ["device", "shape", "precision"]
+
+    def setup(self, device, shape, precision):
+        # The plain float32 variant is the baseline row of the same class.
+        self.variant = self.float32_variant if precision == "float32" else precision
+        super().setup(device, shape, precision)
+
+
+class AutocastMatMul(_AutocastBenchmark):
+    op = "matmul"
+    float32_variant = "matmul"
+    params = [DEVICES, [(1024, 1024, 1024)], PRECISIONS]
+
+    def time_matmul(self, device, shape, precision):
+        self.call()
+
+
+class AutocastLinear(_AutocastBenchmark):
+    op = "linear"
+    float32_variant = "functional"
+    params = [DEVICES, [(32, 512, 768, 768)], PRECISIONS]
+
+    def time_linear(self, device, shape, precision):
+        self.call()
+
+
+class AutocastConv2d(_AutocastBenchmark):
+    op = "conv2d"
+    float32_variant = "functional"
+    params = [DEVICES, [(32, 3, 224, 224, 64, 3)], PRECISIONS]
+
+    def time_conv2d(self, device, shape, precision):
+        self.call()

@@ -1,0 +1,23 @@
+"""Tensor creation: randn and zeros made on the device vs on the host then .to(device)."""
+
+from .harness import DEVICES, OpBenchmark
+
+NLP = (32, 512, 768)
+
+
+class Randn(OpBenchmark):
+    op = "randn"
+    params = [DEVICES, [NLP], ["on_device", "host_then_to"]]
+    param_names = ["device", "shape", "variant"]
+
+    def time_randn(self, device, shape, variant):
+        self.call()
+
+
+class Zeros(OpBenchmark):
+    op = "zeros"
+    params = [DEVICES, [NLP], ["on_device", "host_then_to"]]
+    param_names = ["device", "shape", "variant"]
+
+    def time_zeros(self, device, shape, variant):
+        self.call()

@@ -1,0 +1,20 @@
+"""Affine layers: F.linear vs matmul plus bias vs addmm, on the NLP shape [32, 512, 768]."""
+
+from .harness import DEVICES, OpBenchmark
+
+NLP_PROJECTION = (32, 512, 768, 768)
+
+
+class Linear(OpBenchmark):
+    op = "linear"
+    params = [DEVICES, ["float32", "bfloat16"], [NLP_PROJECTION],
+              ["functional", "matmul_bias", "addmm"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_linear(self, device, dtype, shape, variant):
+        self.call()
+
+    def track_gflops(self, device, dtype, shape, variant):
+        return self.measure_gflops()
+
+    track_gflops.unit = "GFLOP/s"

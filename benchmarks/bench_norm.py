@@ -1,0 +1,30 @@
+"""Normalisation on the NLP shape [32, 512, 768]: manual formulas vs fused kernels."""
+
+from .harness import DEVICES, OpBenchmark
+
+NLP = (32, 512, 768)
+
+
+class LayerNorm(OpBenchmark):
+    op = "layer_norm"
+    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_layer_norm(self, device, dtype, shape, variant):
+        self.call()
+
+    def peakmem_layer_norm(self, device, dtype, shape, variant):
+        # The manual form keeps full-size intermediates alive; the fused kernel does not.
+        self.call()
+
+
+class RMSNorm(OpBenchmark):
+    op = "rms_norm"
+    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_rms_norm(self, device, dtype, shape, variant):
+        self.call()
+
+    def peakmem_rms_norm(self, device, dtype, shape, variant):
+        self.call()

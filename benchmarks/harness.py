@@ -1,0 +1,351 @@
+"""The shared harness of the tensorops asv suites.
+
+It lives in ``benchmarks/``, not in ``src/``: asv runs today's benchmarks against
+old commits of tensorops, so nothing the harness needs may come and go with the
+library's history. It relies only on the public names tensorops has had since its
+first commit (``Case``, ``get_variant``, ``VariantUnavailable``, ``UnsupportedCase``).
+
+Layers, in the spirit of ``torch.utils.benchmark``:
+
+- :class:`Controls`, a frozen record of the variables every timing depends on
+  (threads, TF32, cudnn.benchmark, seed), applied and restored by :func:`controlled`;
+- :class:`Device`, the device specifics (availability, synchronize, memory release,
+  out-of-memory) behind one interface, as triton's ``do_bench`` keeps them behind a driver;
+- :func:`prepare`, one linear function: resolve the variant, build seeded inputs, warm up;
+- :class:`OpBenchmark`, the thin asv base class the suites subclass.
+
+Nothing here initialises CUDA or allocates at import: asv's forkserver imports every
+suite in a parent process that later forks, and CUDA cannot survive a fork.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+import tensorops
+
+THREADS_ENV = "TENSOROPS_THREADS"
+# One thread by default, as torch.utils.benchmark does: timings then compare across
+# machines with different core counts, and a shared 2-core CI runner stays quiet.
+DEFAULT_THREADS = 1
+
+DEVICES = ["cpu", "cuda"]
+
+
+# ---------------------------------------------------------------- controls
+
+
+@dataclass(frozen=True)
+class Controls:
+    """Every process-wide setting a timing depends on, fixed explicitly.
+
+    TF32 is off: a float32 benchmark measures float32 arithmetic, and a change in
+    torch's TF32 default cannot move the history. ``cudnn.benchmark`` is off so the
+    convolution algorithm is chosen by fixed heuristics, not by an autotuning race
+    whose winner can differ between runs and show up as a false regression.
+    """
+
+    threads: int = DEFAULT_THREADS
+    allow_tf32: bool = False
+    cudnn_benchmark: bool = False
+    seed: int = 0
+
+
+def threads_from_env(environ: dict[str, str] | os._Environ = os.environ) -> int:
+    raw = environ.get(THREADS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_THREADS
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{THREADS_ENV} must be a positive integer, got {raw!r}")
+    return int(raw)
+
+
+def controls_from_env(environ: dict[str, str] | os._Environ = os.environ) -> Controls:
+    return Controls(threads=threads_from_env(environ))
+
+
+@contextlib.contextmanager
+def controlled(controls: Controls) -> Iterator[Controls]:
+    """Apply ``controls`` for the duration of the block, then restore what was there."""
+    saved = (
+        torch.get_num_threads(),
+        torch.backends.cuda.matmul.allow_tf32,
+        torch.backends.cudnn.allow_tf32,
+        torch.backends.cudnn.benchmark,
+    )
+    torch.set_num_threads(controls.threads)
+    torch.backends.cuda.matmul.allow_tf32 = controls.allow_tf32
+    torch.backends.cudnn.allow_tf32 = controls.allow_tf32
+    torch.backends.cudnn.benchmark = controls.cudnn_benchmark
+    torch.manual_seed(controls.seed)
+    try:
+        yield controls
+    finally:
+        torch.set_num_threads(saved[0])
+        torch.backends.cuda.matmul.allow_tf32 = saved[1]
+        torch.backends.cudnn.allow_tf32 = saved[2]
+        torch.backends.cudnn.benchmark = saved[3]
+
+
+# ---------------------------------------------------------------- devices
+
+
+class Device:
+    """What the harness needs to know about a device, and nothing more."""
+
+    name = ""
+    # Where the case's tensors are placed; tests point a fake CUDA device at the CPU.
+    tensor_device = ""
+
+    def unavailable_reason(self) -> str | None:
+        """None when usable; otherwise why not, for the skip message."""
+        raise NotImplementedError
+
+    def synchronize(self) -> None:
+        """Block until all work queued on the device is done."""
+
+    def release_memory(self) -> None:
+        gc.collect()
+
+
+class CpuDevice(Device):
+    name = tensor_device = "cpu"
+
+    def unavailable_reason(self) -> str | None:
+        return None
+
+
+class CudaDevice(Device):
+    name = tensor_device = "cuda"
+
+    def unavailable_reason(self) -> str | None:
+        # is_available() asks the driver without creating a context.
+        if not torch.cuda.is_available():
+            return "no CUDA device on this machine (or torch is a CPU build)"
+        return None
+
+    def synchronize(self) -> None:
+        torch.cuda.synchronize()
+
+    def release_memory(self) -> None:
+        gc.collect()
+        if torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
+
+
+_DEVICES: dict[str, Device] = {"cpu": CpuDevice(), "cuda": CudaDevice()}
+
+
+def get_device(name: str) -> Device:
+    """The device called ``name``; asv's skip (NotImplementedError) when it is absent."""
+    try:
+        device = _DEVICES[name]
+    except KeyError:
+        raise ValueError(f"unknown device {name!r}; expected one of {sorted(_DEVICES)}") from None
+    reason = device.unavailable_reason()
+    if reason is not None:
+        raise NotImplementedError(f"skipped: {reason}")
+    return device
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    return isinstance(error, torch.OutOfMemoryError)
+
+
+# ---------------------------------------------------------------- warm-up
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    calls: int
+    seconds: float
+    last_call_seconds: float
+
+
+def warm_up(
+    call: Callable[[], Any],
+    synchronize: Callable[[], None],
+    *,
+    min_calls: int = 2,
+    max_calls: int = 20,
+    max_seconds: float = 2.0,
+    settle: float = 0.10,
+) -> WarmUp:
+    """Run ``call`` until lazy initialisation is paid for, bounded by count and time.
+
+    The first calls on a device pay for context creation, library handles
+    (cuBLAS, cuDNN, oneDNN primitives) and allocator growth. Warm-up ends once a call
+    is no longer more than ``settle`` faster than the one before, after at least
+    ``min_calls`` and at most ``max_calls`` calls or ``max_seconds``.
+    """
+    start = time.perf_counter()
+    previous = float("inf")
+    calls = 0
+    duration = 0.0
+    while calls < max_calls:
+        begun = time.perf_counter()
+        call()
+        synchronize()
+        duration = time.perf_counter() - begun
+        calls += 1
+        settled = duration >= (1.0 - settle) * previous
+        if calls >= min_calls and (settled or time.perf_counter() - start >= max_seconds):
+            break
+        previous = duration
+    return WarmUp(calls, time.perf_counter() - start, duration)
+
+
+# ---------------------------------------------------------------- preparation
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A case ready to time: its zero-argument call, its device and its warm-up record."""
+
+    case: Any
+    variant: str
+    call: Callable[[], Any]
+    device: Device
+    warm_up: WarmUp
+
+
+def _tensorops_api() -> tuple[type, Callable]:
+    try:
+        return tensorops.Case, tensorops.get_variant
+    except AttributeError as missing:
+        raise NotImplementedError(
+            f"skipped: this tensorops commit predates the op/variant API ({missing})"
+        ) from None
+
+
+def prepare(
+    op: str,
+    variant: str,
+    *,
+    device: str,
+    shape: tuple[int, ...],
+    dtype: str = "float32",
+    layout: str = "contiguous",
+    seed: int = 0,
+) -> Prepared:
+    """Resolve ``op``/``variant``, build seeded inputs on ``device`` and warm up.
+
+    Every reason the case cannot run here (no such device, a variant that does not
+    exist at this commit, a dtype or layout the variant does not support, device
+    out of memory) becomes asv's skip, a NotImplementedError saying why.
+    """
+    target = get_device(device)
+    case_type, get_variant = _tensorops_api()
+    try:
+        chosen = get_variant(op, variant)
+        case = case_type(op, shape, dtype=dtype, device=target.tensor_device, layout=layout,
+                         seed=seed)
+        call = chosen.bind(case.inputs())
+        warmed = warm_up(call, target.synchronize)
+    except LookupError as missing:
+        raise NotImplementedError(f"skipped: not available at this commit: {missing}") from None
+    except NotImplementedError as unsupported:
+        raise NotImplementedError(f"skipped: unsupported here: {unsupported}") from None
+    except Exception as error:
+        if not is_out_of_memory(error):
+            raise
+        del error
+        target.release_memory()
+        raise NotImplementedError(
+            f"skipped: out of memory on {device} for {op}/{variant} {shape} {dtype}"
+        ) from None
+    return Prepared(case, variant, call, target, warmed)
+
+
+def measure_seconds(prepared: Prepared, threads: int, min_run_time: float = 0.2) -> float:
+    """Median seconds per call, by torch.utils.benchmark's blocked_autorange.
+
+    Used by ``track_`` benchmarks, which must time themselves. Timer syncs the
+    accelerator around each block, so the interval holds the device work.
+    """
+    from torch.utils.benchmark import Timer
+
+    timer = Timer(stmt="call()", globals={"call": prepared.call}, num_threads=threads)
+    return timer.blocked_autorange(min_run_time=min_run_time).median
+
+
+# ---------------------------------------------------------------- asv base class
+
+
+class OpBenchmark:
+    """Base of the suites: one tensorops op, timed per (device, ..., variant) params.
+
+    A subclass sets ``op``, ``params`` and ``param_names``. Recognised names are
+    ``device``, ``dtype``, ``shape``, ``layout`` and ``variant``; a missing dtype
+    means float32, a missing layout means contiguous, and a fixed variant can be set
+    as the class attribute ``variant``. Params are static and never depend on the
+    machine: what this machine cannot run is skipped in ``setup``.
+
+    Timing: asv calls ``timer`` before and after each block of ``number`` calls; it
+    synchronizes the device first, so every interval holds the device work it
+    launched while the sync costs once per block, not once per call.
+    """
+
+    op = ""
+    variant = ""
+    timeout = 300.0
+    # Seconds of blocked_autorange per throughput track.
+    throughput_min_run_time = 0.2
+
+    # asv_runner 0.2.5 re-runs setup before every sample. Keep the last prepared case
+    # per process so that repeated setups reuse its inputs and skip the warm-up.
+    _cache: dict[tuple, Prepared] = {}  # noqa: RUF012
+
+    def setup(self, *params: Any) -> None:
+        named = dict(zip(self.param_names, params, strict=True))
+        self._controls = contextlib.ExitStack()
+        self.controls = self._controls.enter_context(controlled(controls_from_env()))
+        try:
+            self.prepared = self._prepare(named)
+        except BaseException:
+            self._controls.close()
+            raise
+        self.device = self.prepared.device
+        self.call = self.prepared.call
+
+    def _prepare(self, named: dict[str, Any]) -> Prepared:
+        spec = dict(
+            device=named["device"],
+            shape=tuple(named["shape"]),
+            dtype=named.get("dtype", "float32"),
+            layout=named.get("layout", "contiguous"),
+        )
+        variant = named.get("variant", self.variant)
+        key = (self.op, variant, tuple(sorted(spec.items())), self.controls)
+        if key not in OpBenchmark._cache:
+            OpBenchmark._cache.clear()
+            OpBenchmark._cache[key] = prepare(self.op, variant, **spec)
+        return OpBenchmark._cache[key]
+
+    def teardown(self, *params: Any) -> None:
+        self._controls.close()
+
+    def timer(self) -> float:
+        self.device.synchronize()
+        return time.perf_counter()
+
+    def measure_gflops(self) -> float:
+        seconds = measure_seconds(self.prepared, self.controls.threads, self.throughput_min_run_time)
+        return self.prepared.case.flops / seconds / 1e9
+
+    def measure_gbytes_per_second(self) -> float:
+        seconds = measure_seconds(self.prepared, self.controls.threads, self.throughput_min_run_time)
+        return self.prepared.case.bytes_moved / seconds / 1e9
+
+
+def drop_cache() -> None:
+    """Forget the prepared case kept between setups (tests call this between cases)."""
+    OpBenchmark._cache.clear()

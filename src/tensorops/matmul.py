@@ -1,0 +1,95 @@
+"""Matrix products: ``torch.mm`` vs ``torch.matmul`` vs ``torch.einsum``, and batched ``bmm``.
+
+Case shapes: ``matmul`` is ``(m, k, n)`` for ``(m, k) @ (k, n)``; ``bmm`` is
+``(b, m, k, n)``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ._registry import define_op, variant
+from .autocast import register_autocast_variants
+from .cases import Case, numel, random_inputs
+
+
+def _matmul_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
+    m, k, n = case.shape
+    # 1/sqrt(k) keeps outputs O(1), so low-precision tolerances stay meaningful.
+    a, b = random_inputs(case, (m, k), (k, n), scale=k**-0.25)
+    return a, b
+
+
+def _matmul_bytes(case: Case) -> int:
+    m, k, n = case.shape
+    return (m * k + k * n + m * n) * case.element_size
+
+
+define_op(
+    "matmul",
+    make_inputs=_matmul_inputs,
+    flops=lambda case: 2 * numel(*case.shape),
+    bytes_moved=_matmul_bytes,
+    reference="mm",
+    doc="C = A @ B for 2-D A (m, k) and B (k, n).",
+)
+
+
+@variant("matmul", "mm")
+def mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """torch.mm: 2-D only, no broadcasting logic to dispatch through."""
+    return torch.mm(a, b)
+
+
+@variant("matmul", "matmul")
+def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """torch.matmul: the general entry point (the @ operator)."""
+    return torch.matmul(a, b)
+
+
+@variant("matmul", "einsum")
+def einsum(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """torch.einsum('ik,kj->ij'): parses the equation, then lowers to a product."""
+    return torch.einsum("ik,kj->ij", a, b)
+
+
+register_autocast_variants("matmul", torch.matmul)
+
+
+def _bmm_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
+    batch, m, k, n = case.shape
+    a, b = random_inputs(case, (batch, m, k), (batch, k, n), scale=k**-0.25)
+    return a, b
+
+
+def _bmm_bytes(case: Case) -> int:
+    batch, m, k, n = case.shape
+    return batch * (m * k + k * n + m * n) * case.element_size
+
+
+define_op(
+    "bmm",
+    make_inputs=_bmm_inputs,
+    flops=lambda case: 2 * numel(*case.shape),
+    bytes_moved=_bmm_bytes,
+    reference="bmm",
+    doc="Batched C[i] = A[i] @ B[i] for A (b, m, k) and B (b, k, n).",
+)
+
+
+@variant("bmm", "bmm")
+def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """torch.bmm: 3-D only."""
+    return torch.bmm(a, b)
+
+
+@variant("bmm", "matmul")
+def batched_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """torch.matmul on 3-D inputs: broadcasts batch dimensions, then calls bmm."""
+    return torch.matmul(a, b)
+
+
+@variant("bmm", "einsum")
+def batched_einsum(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """torch.einsum('bik,bkj->bij')."""
+    return torch.einsum("bik,bkj->bij", a, b)

@@ -1,0 +1,155 @@
+"""Data movement: view vs reshape vs contiguous on non-contiguous inputs, and
+host↔device copies from pageable vs pinned host memory.
+
+Restride cases take shape ``(batch, tokens, features)`` for a contiguous tensor and
+feed its transpose ``(batch, features, tokens)``, which is not contiguous.
+Copy cases take any shape; the case's ``layout`` is "contiguous" (pageable host
+memory) or "pinned" (page-locked, which allows truly asynchronous DMA).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ._registry import UnsupportedCase, define_op, require_accelerator, variant
+from .cases import Case, numel, random_inputs
+
+
+def _transposed_input(case: Case) -> tuple[torch.Tensor]:
+    batch, tokens, _ = case.shape
+    if tokens % 2:
+        raise UnsupportedCase(f"split_last_dim needs an even token count, not {tokens}")
+    (base,) = random_inputs(case, case.shape)
+    return (base.transpose(1, 2),)
+
+
+define_op(
+    "split_last_dim",
+    make_inputs=_transposed_input,
+    flops=lambda case: 0,
+    # Splitting a dimension is expressible as a view even on this non-contiguous input,
+    # so no byte has to move; any traffic a variant causes is its own overhead.
+    bytes_moved=lambda case: 0,
+    reference="reshape",
+    doc="x (B, C, T), non-contiguous, to (B, C, T/2, 2).",
+)
+define_op(
+    "flatten_transposed",
+    make_inputs=_transposed_input,
+    flops=lambda case: 0,
+    bytes_moved=lambda case: 2 * numel(*case.shape) * case.element_size,
+    reference="reshape",
+    doc="x (B, C, T), non-contiguous, to (B, C*T): no view can express it, a copy is required.",
+)
+
+
+def _split_shape(x: torch.Tensor) -> tuple[int, int, int, int]:
+    batch, features, tokens = x.shape
+    return batch, features, tokens // 2, 2
+
+
+@variant("split_last_dim", "view")
+def split_view(x: torch.Tensor) -> torch.Tensor:
+    """Tensor.view: metadata only; raises if the strides cannot express the shape."""
+    return x.view(_split_shape(x))
+
+
+@variant("split_last_dim", "reshape")
+def split_reshape(x: torch.Tensor) -> torch.Tensor:
+    """Tensor.reshape: a view when the strides allow it (here they do), else a copy."""
+    return x.reshape(_split_shape(x))
+
+
+@variant("split_last_dim", "contiguous")
+def split_contiguous(x: torch.Tensor) -> torch.Tensor:
+    """x.contiguous().view(...): the defensive idiom, which always copies a non-contiguous x."""
+    return x.contiguous().view(_split_shape(x))
+
+
+@variant("flatten_transposed", "reshape")
+def flatten_reshape(x: torch.Tensor) -> torch.Tensor:
+    """Tensor.reshape: falls back to a copy because no view exists."""
+    return x.reshape(x.shape[0], -1)
+
+
+@variant("flatten_transposed", "contiguous_view")
+def flatten_contiguous_view(x: torch.Tensor) -> torch.Tensor:
+    """x.contiguous().view(...): an explicit copy, then a view."""
+    return x.contiguous().view(x.shape[0], -1)
+
+
+@variant("flatten_transposed", "flatten")
+def flatten(x: torch.Tensor) -> torch.Tensor:
+    """torch.flatten(x, 1): reshape under another name."""
+    return torch.flatten(x, 1)
+
+
+def _copy_bytes(case: Case) -> int:
+    # Each element crosses the host-device link once.
+    return numel(*case.shape) * case.element_size
+
+
+def _host_buffer(case: Case, tensor: torch.Tensor) -> torch.Tensor:
+    if case.layout == "pinned":
+        return tensor.pin_memory()
+    if case.layout != "contiguous":
+        raise UnsupportedCase(f"host copies take pageable or pinned memory, not {case.layout}")
+    return tensor
+
+
+def _host_to_device_inputs(case: Case) -> tuple[torch.Tensor, torch.device]:
+    require_accelerator(case.torch_device, "a host-to-device copy")
+    (host,) = random_inputs(case, case.shape, device="cpu")
+    return _host_buffer(case, host), case.torch_device
+
+
+def _device_to_host_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
+    require_accelerator(case.torch_device, "a device-to-host copy")
+    (on_device,) = random_inputs(case, case.shape)
+    destination = torch.empty(case.shape, dtype=case.torch_dtype)
+    return on_device, _host_buffer(case, destination)
+
+
+define_op(
+    "host_to_device",
+    make_inputs=_host_to_device_inputs,
+    flops=lambda case: 0,
+    bytes_moved=_copy_bytes,
+    reference="to",
+    doc="Copy a host tensor (pageable or pinned) to the case's device.",
+)
+define_op(
+    "device_to_host",
+    make_inputs=_device_to_host_inputs,
+    flops=lambda case: 0,
+    bytes_moved=_copy_bytes,
+    reference="cpu",
+    doc="Copy a device tensor to host memory (a fresh pageable tensor, or a kept buffer).",
+)
+
+
+@variant("host_to_device", "to")
+def to_device(host: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """Tensor.to(device): blocks the host until the copy is done."""
+    return host.to(device)
+
+
+@variant("host_to_device", "to_non_blocking")
+def to_device_non_blocking(host: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """Tensor.to(device, non_blocking=True): asynchronous only from pinned memory."""
+    return host.to(device, non_blocking=True)
+
+
+@variant("device_to_host", "cpu")
+def to_host(on_device: torch.Tensor, destination: torch.Tensor) -> torch.Tensor:
+    """Tensor.cpu(): allocates a fresh pageable host tensor on every call."""
+    return on_device.cpu()
+
+
+@variant("device_to_host", "copy_into")
+def copy_into_host_buffer(on_device: torch.Tensor, destination: torch.Tensor) -> torch.Tensor:
+    """destination.copy_(x, non_blocking=True) into a buffer kept across calls.
+
+    It writes the same values on every call, so repeating it is idempotent.
+    """
+    return destination.copy_(on_device, non_blocking=True)
