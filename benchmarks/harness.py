@@ -152,7 +152,7 @@ def get_device(name: str) -> Device:
         raise ValueError(f"unknown device {name!r}; expected one of {sorted(_DEVICES)}") from None
     reason = device.unavailable_reason()
     if reason is not None:
-        raise NotImplementedError(f"skipped: {reason}")
+        raise NotImplementedError(f"{reason}")
     return device
 
 
@@ -222,7 +222,7 @@ def _tensorops_api() -> tuple[type, Callable]:
         return tensorops.Case, tensorops.get_variant
     except AttributeError as missing:
         raise NotImplementedError(
-            f"skipped: this tensorops commit predates the op/variant API ({missing})"
+            f"this tensorops commit predates the op/variant API ({missing})"
         ) from None
 
 
@@ -251,16 +251,16 @@ def prepare(
         call = chosen.bind(case.inputs())
         warmed = warm_up(call, target.synchronize)
     except LookupError as missing:
-        raise NotImplementedError(f"skipped: not available at this commit: {missing}") from None
+        raise NotImplementedError(f"not available at this commit: {missing}") from None
     except NotImplementedError as unsupported:
-        raise NotImplementedError(f"skipped: unsupported here: {unsupported}") from None
+        raise NotImplementedError(f"unsupported here: {unsupported}") from None
     except Exception as error:
         if not is_out_of_memory(error):
             raise
         del error
         target.release_memory()
         raise NotImplementedError(
-            f"skipped: out of memory on {device} for {op}/{variant} {shape} {dtype}"
+            f"out of memory on {device} for {op}/{variant} {shape} {dtype}"
         ) from None
     return Prepared(case, variant, call, target, warmed)
 
