@@ -7,8 +7,12 @@ NLP_PROJECTION = (32, 512, 768, 768)
 
 class Linear(OpBenchmark):
     op = "linear"
-    params = [DEVICES, ["float32", "bfloat16"], [NLP_PROJECTION],
-              ["functional", "matmul_bias", "addmm"]]
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [NLP_PROJECTION],
+        ["functional", "matmul_bias", "addmm"],
+    ]
     param_names = ["device", "dtype", "shape", "variant"]
 
     def time_linear(self, device, dtype, shape, variant):

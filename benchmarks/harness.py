@@ -246,8 +246,9 @@ def prepare(
     case_type, get_variant = _tensorops_api()
     try:
         chosen = get_variant(op, variant)
-        case = case_type(op, shape, dtype=dtype, device=target.tensor_device, layout=layout,
-                         seed=seed)
+        case = case_type(
+            op, shape, dtype=dtype, device=target.tensor_device, layout=layout, seed=seed
+        )
         call = chosen.bind(case.inputs())
         warmed = warm_up(call, target.synchronize)
     except LookupError as missing:
@@ -302,7 +303,7 @@ class OpBenchmark:
 
     # asv_runner 0.2.5 re-runs setup before every sample. Keep the last prepared case
     # per process so that repeated setups reuse its inputs and skip the warm-up.
-    _cache: dict[tuple, Prepared] = {}  # noqa: RUF012
+    _cache: dict[tuple, Prepared] = {}
 
     def setup(self, *params: Any) -> None:
         named = dict(zip(self.param_names, params, strict=True))
@@ -338,11 +339,15 @@ class OpBenchmark:
         return time.perf_counter()
 
     def measure_gflops(self) -> float:
-        seconds = measure_seconds(self.prepared, self.controls.threads, self.throughput_min_run_time)
+        seconds = measure_seconds(
+            self.prepared, self.controls.threads, self.throughput_min_run_time
+        )
         return self.prepared.case.flops / seconds / 1e9
 
     def measure_gbytes_per_second(self) -> float:
-        seconds = measure_seconds(self.prepared, self.controls.threads, self.throughput_min_run_time)
+        seconds = measure_seconds(
+            self.prepared, self.controls.threads, self.throughput_min_run_time
+        )
         return self.prepared.case.bytes_moved / seconds / 1e9
 
 

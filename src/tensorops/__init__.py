@@ -47,8 +47,8 @@ __all__ = [
     "movement",
     "norm",
     "op_names",
-    "reference_output",
     "reduction",
+    "reference_output",
     "variant_names",
     "verify",
 ]

@@ -171,7 +171,7 @@ def _verify_standard_normal(label: str, output: torch.Tensor) -> float:
     count = values.numel()
     # Five standard errors: a false alarm about once in 1.7 million checks.
     mean_bound = 5.0 / count**0.5
-    std_bound = 5.0 * (0.5 / count) ** 0.5 + 2 ** -7  # plus bfloat16 rounding
+    std_bound = 5.0 * (0.5 / count) ** 0.5 + 2**-7  # plus bfloat16 rounding
     mean, std = float(values.mean()), float(values.std())
     if abs(mean) > mean_bound or abs(std - 1.0) > std_bound:
         raise AssertionError(f"{label}: not N(0,1): mean {mean:.4f}, std {std:.4f}")

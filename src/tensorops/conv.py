@@ -27,8 +27,11 @@ def _conv_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         raise UnsupportedCase(f"conv2d takes contiguous or channels_last inputs, not {case.layout}")
     fan_in = in_channels * kernel * kernel
     x, weight, bias = random_inputs(
-        case, (batch, in_channels, height, width), (out_channels, in_channels, kernel, kernel),
-        (out_channels,), scale=fan_in**-0.25,
+        case,
+        (batch, in_channels, height, width),
+        (out_channels, in_channels, kernel, kernel),
+        (out_channels,),
+        scale=fan_in**-0.25,
     )
     if case.layout == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last)

@@ -17,7 +17,10 @@ from .cases import Case, numel, random_inputs
 def _linear_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     *batch, in_features, out_features = case.shape
     x, weight, bias = random_inputs(
-        case, (*batch, in_features), (out_features, in_features), (out_features,),
+        case,
+        (*batch, in_features),
+        (out_features, in_features),
+        (out_features,),
         scale=in_features**-0.25,
     )
     return x, weight, bias

@@ -16,7 +16,7 @@ from .cases import Case, numel, random_inputs
 
 
 def _transposed_input(case: Case) -> tuple[torch.Tensor]:
-    batch, tokens, _ = case.shape
+    _, tokens, _ = case.shape
     if tokens % 2:
         raise UnsupportedCase(f"split_last_dim needs an even token count, not {tokens}")
     (base,) = random_inputs(case, case.shape)

@@ -1,0 +1,295 @@
+"""The harness: skips, warm-up, synchronisation, controls, out-of-memory, import hygiene."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+import timeit
+
+import pytest
+import torch
+
+import tensorops
+from benchmarks import harness
+from benchmarks.harness import OpBenchmark
+from tensorops._registry import _OPS, define_op, variant
+
+from .conftest import REPO_ROOT
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    harness.drop_cache()
+    yield
+    harness.drop_cache()
+
+
+@pytest.fixture
+def probe_op():
+    """A registered op whose single variant counts its calls and can be slowed down."""
+    state = {"calls": 0, "durations": []}
+
+    def run(x):
+        state["calls"] += 1
+        if state["durations"]:
+            time.sleep(state["durations"].pop(0))
+        return x + 1
+
+    define_op(
+        "probe",
+        make_inputs=lambda case: tuple(tensorops.cases.random_inputs(case, case.shape)),
+        flops=lambda case: 1000,
+        bytes_moved=lambda case: 8000,
+        reference="plus_one",
+    )
+    variant("probe", "plus_one")(run)
+    yield state
+    del _OPS["probe"]
+
+
+class Probe(OpBenchmark):
+    op = "probe"
+    params = [["cpu", "cuda"], [(4, 4)], ["plus_one"]]
+    param_names = ["device", "shape", "variant"]
+
+    def time_probe(self, device, shape, variant):
+        self.call()
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    """CUDA as the harness sees it, on the CPU: available, with counted synchronizes."""
+    syncs = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *args, **kwargs: syncs.append(1))
+    monkeypatch.setattr(harness.CudaDevice, "tensor_device", "cpu")
+    return syncs
+
+
+def run_like_asv(bench: OpBenchmark, params: tuple, number: int = 5) -> float:
+    """One asv sample: setup, a block of `number` calls timed with the class timer, teardown."""
+    bench.setup(*params)
+    try:
+        method = bench.time_probe if hasattr(bench, "time_probe") else None
+        return timeit.Timer(lambda: method(*params), timer=bench.timer).timeit(number)
+    finally:
+        bench.teardown(*params)
+
+
+# ------------------------------------------------------------------- skips
+
+
+def test_missing_device_is_a_skip_with_reason(monkeypatch, probe_op):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(NotImplementedError, match="no CUDA device on this machine"):
+        Probe().setup("cuda", (4, 4), "plus_one")
+    assert probe_op["calls"] == 0
+
+
+def test_variant_missing_at_this_commit_is_a_skip(probe_op):
+    with pytest.raises(NotImplementedError, match=r"not available at this commit.*'fused'"):
+        Probe().setup("cpu", (4, 4), "fused")
+
+
+def test_tensorops_without_the_api_is_a_skip(monkeypatch, probe_op):
+    monkeypatch.delattr(tensorops, "get_variant")
+    with pytest.raises(NotImplementedError, match="predates the op/variant API"):
+        Probe().setup("cpu", (4, 4), "plus_one")
+
+
+def test_unsupported_case_is_a_skip():
+    bench = OpBenchmark()
+    bench.op, bench.param_names = "host_to_device", ["device", "shape", "layout", "variant"]
+    with pytest.raises(NotImplementedError, match=r"unsupported here.*accelerator"):
+        bench.setup("cpu", (4,), "pinned", "to")
+
+
+def test_out_of_memory_in_setup_is_a_skip_and_releases_memory(monkeypatch, fake_cuda, probe_op):
+    released = []
+    monkeypatch.setattr(harness.CudaDevice, "release_memory", lambda self: released.append(1))
+
+    def exhausted(self, inputs):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 80.00 GiB")
+
+    monkeypatch.setattr(tensorops.Variant, "bind", exhausted)
+    with pytest.raises(NotImplementedError, match=r"out of memory on cuda for probe/plus_one"):
+        Probe().setup("cuda", (4, 4), "plus_one")
+    assert released == [1]
+    assert harness.OpBenchmark._cache == {}
+
+
+def test_other_errors_in_setup_fail_loudly(monkeypatch, probe_op):
+    def broken(self, inputs):
+        raise RuntimeError("shape mismatch")
+
+    monkeypatch.setattr(tensorops.Variant, "bind", broken)
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        Probe().setup("cpu", (4, 4), "plus_one")
+
+
+# ------------------------------------------------------------------- warm-up
+
+
+def test_warm_up_runs_before_timing(probe_op):
+    bench = Probe()
+    bench.setup("cpu", (4, 4), "plus_one")
+    warmed = bench.prepared.warm_up.calls
+    assert warmed >= 2
+    assert probe_op["calls"] == warmed
+    bench.time_probe("cpu", (4, 4), "plus_one")
+    assert probe_op["calls"] == warmed + 1
+    bench.teardown("cpu", (4, 4), "plus_one")
+
+
+def test_warm_up_stops_once_calls_settle():
+    durations = [0.05, 0.004, 0.004, 0.004, 0.004]
+    result = harness.warm_up(lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=10)
+    assert result.calls == 3
+
+
+def test_warm_up_is_bounded_by_count():
+    # Every call is twice as fast as the one before: it never settles by itself.
+    durations = [0.016 / 2**i for i in range(10)]
+    result = harness.warm_up(lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=4)
+    assert result.calls == 4
+
+
+def test_warm_up_is_bounded_by_time():
+    durations = [0.04 / 1.5**i for i in range(50)]
+    result = harness.warm_up(
+        lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=50, max_seconds=0.05
+    )
+    assert 2 <= result.calls < 50
+    assert result.seconds < 0.05 + 0.04
+
+
+def test_repeated_setup_reuses_inputs_and_skips_warm_up(probe_op):
+    """asv_runner 0.2.5 re-runs setup per sample; the warm-up is paid once per process."""
+    bench = Probe()
+    bench.setup("cpu", (4, 4), "plus_one")
+    first = bench.prepared
+    bench.teardown("cpu", (4, 4), "plus_one")
+    calls_after_first = probe_op["calls"]
+    bench.setup("cpu", (4, 4), "plus_one")
+    assert bench.prepared is first
+    assert probe_op["calls"] == calls_after_first
+    bench.teardown("cpu", (4, 4), "plus_one")
+
+
+# ------------------------------------------------------------------- synchronisation
+
+
+def test_sync_is_called_on_cuda(fake_cuda, probe_op):
+    run_like_asv(Probe(), ("cuda", (4, 4), "plus_one"), number=5)
+    # Warm-up syncs after each call; the timer syncs at both ends of the block.
+    assert len(fake_cuda) >= 2 + 2
+
+
+def test_sync_is_never_called_on_cpu(monkeypatch, probe_op):
+    syncs = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *args, **kwargs: syncs.append(1))
+    run_like_asv(Probe(), ("cpu", (4, 4), "plus_one"))
+    assert syncs == []
+
+
+def test_timed_interval_contains_the_device_work(monkeypatch, fake_cuda, probe_op):
+    """Work still queued when the block ends is inside the interval, not after it."""
+    queued_work = 0.03
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *args, **kwargs: time.sleep(queued_work))
+    bench = Probe()
+    bench.setup("cuda", (4, 4), "plus_one")
+    elapsed = timeit.Timer(
+        lambda: bench.time_probe("cuda", (4, 4), "plus_one"), timer=bench.timer
+    ).timeit(1)
+    bench.teardown("cuda", (4, 4), "plus_one")
+    assert elapsed >= queued_work
+
+
+# ------------------------------------------------------------------- controls
+
+
+@pytest.mark.parametrize("raw", ["0", "-2", "two", "1.5"])
+def test_bad_threads_value_is_a_clear_error(monkeypatch, raw, probe_op):
+    monkeypatch.setenv(harness.THREADS_ENV, raw)
+    with pytest.raises(
+        ValueError, match=rf"TENSOROPS_THREADS must be a positive integer, got '{raw}'"
+    ):
+        Probe().setup("cpu", (4, 4), "plus_one")
+
+
+def test_threads_are_set_explicitly_and_restored(monkeypatch, probe_op):
+    before = torch.get_num_threads()
+    monkeypatch.setenv(harness.THREADS_ENV, "3")
+    bench = Probe()
+    bench.setup("cpu", (4, 4), "plus_one")
+    assert torch.get_num_threads() == 3
+    bench.teardown("cpu", (4, 4), "plus_one")
+    assert torch.get_num_threads() == before
+
+
+def test_default_threads_is_one(monkeypatch):
+    monkeypatch.delenv(harness.THREADS_ENV, raising=False)
+    assert harness.controls_from_env().threads == 1
+
+
+def test_tf32_and_cudnn_benchmark_are_fixed_off_then_restored():
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.benchmark = True
+    try:
+        with harness.controlled(harness.Controls()):
+            assert torch.backends.cuda.matmul.allow_tf32 is False
+            assert torch.backends.cudnn.allow_tf32 is False
+            assert torch.backends.cudnn.benchmark is False
+        assert torch.backends.cuda.matmul.allow_tf32 is True
+        assert torch.backends.cudnn.benchmark is True
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.benchmark = False
+
+
+def test_seed_is_fixed_in_setup(probe_op):
+    bench = Probe()
+    bench.setup("cpu", (4, 4), "plus_one")
+    drawn = torch.rand(3)
+    bench.teardown("cpu", (4, 4), "plus_one")
+    harness.drop_cache()
+    bench.setup("cpu", (4, 4), "plus_one")
+    assert torch.equal(torch.rand(3), drawn)
+    bench.teardown("cpu", (4, 4), "plus_one")
+
+
+def test_throughput_track_divides_flops_by_the_median_time(monkeypatch, probe_op):
+    monkeypatch.setattr(harness, "measure_seconds", lambda prepared, threads, min_run_time: 2e-6)
+    bench = Probe()
+    bench.setup("cpu", (4, 4), "plus_one")
+    assert bench.measure_gflops() == pytest.approx(1000 / 2e-6 / 1e9)
+    assert bench.measure_gbytes_per_second() == pytest.approx(8000 / 2e-6 / 1e9)
+    bench.teardown("cpu", (4, 4), "plus_one")
+
+
+# ------------------------------------------------------------------- import hygiene
+
+
+def test_importing_the_suites_does_not_touch_cuda():
+    """asv's forkserver imports every suite before forking; CUDA must not start there."""
+    script = textwrap.dedent(
+        """
+        import torch, torch.cuda
+        def forbidden(*args, **kwargs):
+            raise SystemExit("CUDA initialised at import")
+        torch.cuda._lazy_init = forbidden
+        torch.cuda.init = forbidden
+        import tests.suites as suites
+        modules = suites.suite_modules()
+        assert len(modules) >= 8, modules
+        assert not torch.cuda.is_initialized()
+        print("imported", len(modules))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "imported" in done.stdout

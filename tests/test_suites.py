@@ -1,0 +1,91 @@
+"""Every benchmark method of every suite runs once in-process on the CPU, through
+setup and teardown, for every CPU param combination; CUDA combinations skip cleanly."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from benchmarks import harness
+
+from .conftest import REPO_ROOT
+from .suites import benchmark_classes, benchmark_methods, combinations, suite_modules
+
+# Suites whose CPU rows skip by design, and the reason they must give.
+CPU_SKIPS = {"HostToDevice": "accelerator", "DeviceToHost": "accelerator"}
+
+
+def test_there_are_at_least_eight_suite_modules_with_benchmarks():
+    modules = {cls.__module__ for cls in benchmark_classes()}
+    assert len(suite_modules()) >= 8
+    assert modules == {module.__name__ for module in suite_modules()}
+
+
+@pytest.mark.parametrize("cls", list(benchmark_classes()), ids=lambda cls: cls.__name__)
+def test_signatures_mirror_param_names(cls):
+    assert cls.param_names[0] == "device"
+    assert cls.params[0] == harness.DEVICES
+    assert len(cls.params) == len(cls.param_names)
+    for name in benchmark_methods(cls):
+        parameters = list(inspect.signature(getattr(cls, name)).parameters)
+        assert parameters == ["self", *cls.param_names], f"{cls.__name__}.{name}"
+
+
+@pytest.fixture(autouse=True)
+def quick_tracks(monkeypatch):
+    monkeypatch.setattr(harness.OpBenchmark, "throughput_min_run_time", 0.01)
+    monkeypatch.delenv(harness.THREADS_ENV, raising=False)
+    harness.drop_cache()
+    yield
+    harness.drop_cache()
+
+
+@pytest.mark.parametrize("combination", combinations(), ids=str)
+def test_every_benchmark_runs_once_or_skips_with_reason(combination):
+    device = combination.named["device"]
+    threads_before = torch.get_num_threads()
+    for name in benchmark_methods(combination.cls):
+        bench = combination.cls()
+        try:
+            bench.setup(*combination.params)
+        except NotImplementedError as skip:
+            reason = str(skip)
+            if device == "cuda" and not torch.cuda.is_available():
+                assert "no CUDA device" in reason
+            else:
+                assert CPU_SKIPS.get(combination.cls.__name__, "<runs>") in reason, reason
+            assert torch.get_num_threads() == threads_before
+            continue
+        try:
+            assert torch.get_num_threads() == harness.DEFAULT_THREADS
+            result = getattr(bench, name)(*combination.params)
+            if name.startswith("track_"):
+                assert isinstance(result, float) and math.isfinite(result) and result > 0
+                assert getattr(bench, name).unit in ("GFLOP/s", "GB/s")
+            else:
+                assert result is None
+        finally:
+            bench.teardown(*combination.params)
+        assert torch.get_num_threads() == threads_before
+
+
+def test_asv_check_passes():
+    # tensorops comes from the dev venv's editable install; asv's discovery breaks
+    # when PYTHONPATH is set, so it must not be.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, "-m", "asv", "check", "-E", f"existing:{sys.executable}"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No problems found" in done.stdout

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The project's two entry points on a fresh machine (Python 3.11 with pip, and git):
+#
+#   tools/dev.sh bench [asv run options]   set up, benchmark the current commit, publish .asv/html
+#   tools/dev.sh test  [pytest options]    set up, lint, run the tests (what .ci/run runs)
+#
+# Set-up is a virtualenv in .venv with requirements/dev.txt and tensorops (editable);
+# it is redone only when those files change.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+venv=.venv
+stamp="$venv/.installed"
+
+python_for_venv() {
+    for candidate in "${PYTHON:-}" python3.11 python3; do
+        [ -n "$candidate" ] || continue
+        if command -v "$candidate" >/dev/null &&
+            "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+            echo "$candidate"
+            return
+        fi
+    done
+    echo "tools/dev.sh: needs Python 3.11 (the version asv.conf.json benchmarks); set PYTHON=" >&2
+    exit 2
+}
+
+set_up() {
+    local wanted
+    wanted=$(cat requirements/dev.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
+        return
+    fi
+    [ -x "$venv/bin/python" ] || "$(python_for_venv)" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet -r requirements/dev.txt
+    # No build isolation: the pinned setuptools above builds it, with no index lookup.
+    "$venv/bin/python" -m pip install --quiet --no-deps --no-build-isolation -e .
+    echo "$wanted" >"$stamp"
+}
+
+asv_machine() {
+    # asv run refuses to start without a machine file when there is no terminal.
+    [ -f "$HOME/.asv-machine.json" ] || "$venv/bin/asv" machine --yes >/dev/null
+}
+
+command=${1:-}
+shift || true
+case "$command" in
+bench)
+    set_up
+    asv_machine
+    "$venv/bin/asv" run --show-stderr "$@" HEAD^!
+    "$venv/bin/asv" publish
+    echo "published: $(pwd)/.asv/html (view with: $venv/bin/asv preview)"
+    ;;
+test)
+    set_up
+    "$venv/bin/ruff" check .
+    "$venv/bin/ruff" format --check .
+    "$venv/bin/python" -m pytest "$@"
+    ;;
+*)
+    echo "usage: tools/dev.sh bench [asv run options] | test [pytest options]" >&2
+    exit 2
+    ;;
+esac
