@@ -26,8 +26,9 @@ COMMIT_LINE = re.compile(r"For tensorops commit (\w+)")
 def timed_lines(command: list[str]) -> list[tuple[float, str]]:
     started = time.perf_counter()
     lines = []
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True) as process:
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as process:
         for line in process.stdout:
             lines.append((time.perf_counter() - started, line.rstrip()))
     if process.returncode != 0:
@@ -54,8 +55,19 @@ def main() -> None:
     parser.add_argument("--bench", default=r"SplitLastDim\.time", help="a cheap benchmark regex")
     parser.add_argument("--config", default="asv.conf.json")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "asv", "run", "-v", "--quick", "--config", args.config,
-               "-b", args.bench, args.range]
+    command = [
+        sys.executable,
+        "-m",
+        "asv",
+        "run",
+        "-v",
+        "--quick",
+        "--config",
+        args.config,
+        "-b",
+        args.bench,
+        args.range,
+    ]
     per_commit = overheads(timed_lines(command))
     measured = list(per_commit.items())[1:]
     if not measured:
@@ -63,8 +75,10 @@ def main() -> None:
     for commit, seconds in measured:
         print(f"{commit}: {seconds:5.2f} s checkout + build + install")
     values = [seconds for _, seconds in measured]
-    print(f"per-commit overhead: median {statistics.median(values):.2f} s, "
-          f"max {max(values):.2f} s over {len(values)} commits")
+    print(
+        f"per-commit overhead: median {statistics.median(values):.2f} s, "
+        f"max {max(values):.2f} s over {len(values)} commits"
+    )
 
 
 if __name__ == "__main__":

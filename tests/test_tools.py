@@ -1,0 +1,80 @@
+"""The tooling: the dev entry point and the measurement scripts' arithmetic."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO_ROOT
+
+
+def load_tool(name: str):
+    path = REPO_ROOT / "tools" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dev_script_rejects_an_unknown_command():
+    done = subprocess.run(
+        ["bash", str(REPO_ROOT / "tools" / "dev.sh"), "benchmark"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "usage: tools/dev.sh bench [asv run options] | test [pytest options]"
+    )
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (REPO_ROOT / "README.md").read_text()
+    ci = (REPO_ROOT / ".ci" / "run").read_text()
+    assert "tools/dev.sh test" in readme.split("\n## ")[0]
+    assert "tools/dev.sh bench" in readme.split("\n## ")[0]
+    assert "exec bash tools/dev.sh test" in ci
+
+
+def test_commit_overhead_times_each_commit_from_its_header_to_benchmarking():
+    tool = load_tool("commit_overhead")
+    lines = [
+        (0.0, "· Running '/usr/bin/git clone ...'"),
+        (5.0, "[ 0.00%] · For tensorops commit aaaa1111 <main>:"),
+        (5.5, "[ 0.00%] ·· Benchmarking virtualenv-py3.11"),
+        (9.0, "[50.00%] · For tensorops commit bbbb2222 <main~1>:"),
+        (9.1, "[50.00%] ··· Running '/usr/bin/git checkout -f bbbb2222'"),
+        (12.5, "[50.00%] ·· Benchmarking virtualenv-py3.11"),
+    ]
+    assert tool.overheads(lines) == pytest.approx({"aaaa1111": 0.5, "bbbb2222": 3.5})
+
+
+def test_launch_cost_counts_a_process_per_combination_and_round():
+    tool = load_tool("launch_cost")
+    results = {
+        "result_columns": ["result", "params", "duration"],
+        "results": {
+            "bench_x.X.time_op": [[1.0, 2.0, None], [["'a'", "'b'", "'c'"]], 3.0],
+            "bench_x.X.track_gflops": [[5.0, 6.0, 7.0], [["'a'", "'b'", "'c'"]], 1.0],
+            "bench_x.X.peakmem_op": [[8.0], [["'a'"]], 1.0],
+        },
+    }
+    assert tool.process_count(results) == 3 * 2 + 3 + 1
+
+
+def test_measurement_scripts_have_help():
+    for name in ("commit_overhead", "launch_cost"):
+        done = subprocess.run(
+            [sys.executable, str(Path("tools") / f"{name}.py"), "--help"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0
+        assert "usage:" in done.stdout
