@@ -23,9 +23,24 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 MACHINE = "e2e-machine"
 SUBSET = r"bench_matmul\.MatMul\.time_matmul|bench_creation\.Zeros"
 
-# Counts setup calls and timed calls to a file, to check how often asv_runner runs setup.
+# SetupProbe counts setup calls and timed calls to a file, to check how often asv_runner
+# runs setup; ThreadsProbe reports the thread count a benchmark process really runs with.
 SETUP_PROBE = """
 import os
+
+import torch
+
+from .harness import OpBenchmark
+
+
+class ThreadsProbe(OpBenchmark):
+    op = "matmul"
+    variant = "mm"
+    params = [["cpu"], [(8, 8, 8)]]
+    param_names = ["device", "shape"]
+
+    def track_threads(self, device, shape):
+        return float(torch.get_num_threads())
 
 
 class SetupProbe:
@@ -191,3 +206,31 @@ def test_asv_runner_pin_runs_setup_once_per_sample(clone):
     # number=5 calls per sample, 4 samples, plus asv's own calibration block.
     assert calls >= 20
     assert setups <= 4 + 1, f"{setups} setups for {calls} calls"
+
+
+@pytest.mark.parametrize("launch_method", ["forkserver", "spawn"])
+def test_thread_override_reaches_the_benchmark_process(clone, launch_method):
+    repo, env, hashes = clone
+    asv = str(Path(sys.executable).with_name("asv"))
+    run(
+        asv,
+        "run",
+        "--machine",
+        MACHINE,
+        "-b",
+        "ThreadsProbe",
+        "--launch-method",
+        launch_method,
+        "HEAD^!",
+        cwd=repo,
+        env={**env, "TENSOROPS_THREADS": "3"},
+    )
+    data = result_files(repo)[hashes[0]]
+    row = dict(
+        zip(
+            data["result_columns"],
+            data["results"]["bench_setup_probe.ThreadsProbe.track_threads"],
+            strict=False,
+        )
+    )
+    assert row["result"] == [3.0]

@@ -13,26 +13,31 @@ from .autocast import register_autocast_variants
 from .cases import Case, numel, random_inputs
 
 
-def _matmul_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
-    m, k, n = case.shape
-    # 1/sqrt(k) keeps outputs O(1), so low-precision tolerances stay meaningful.
-    a, b = random_inputs(case, (m, k), (k, n), scale=k**-0.25)
+def _product_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
+    *batch, m, k, n = case.shape
+    # k**-0.25 on each factor keeps outputs O(1), so low-precision tolerances stay meaningful.
+    a, b = random_inputs(case, (*batch, m, k), (*batch, k, n), scale=k**-0.25)
     return a, b
 
 
-def _matmul_bytes(case: Case) -> int:
-    m, k, n = case.shape
-    return (m * k + k * n + m * n) * case.element_size
+def _product_bytes(case: Case) -> int:
+    *batch, m, k, n = case.shape
+    return numel(*batch) * (m * k + k * n + m * n) * case.element_size
 
 
-define_op(
-    "matmul",
-    make_inputs=_matmul_inputs,
-    flops=lambda case: 2 * numel(*case.shape),
-    bytes_moved=_matmul_bytes,
-    reference="mm",
-    doc="C = A @ B for 2-D A (m, k) and B (k, n).",
-)
+def _define_product(name: str, reference: str, doc: str) -> None:
+    define_op(
+        name,
+        make_inputs=_product_inputs,
+        flops=lambda case: 2 * numel(*case.shape),
+        bytes_moved=_product_bytes,
+        reference=reference,
+        doc=doc,
+    )
+
+
+_define_product("matmul", "mm", "C = A @ B for 2-D A (m, k) and B (k, n).")
+_define_product("bmm", "bmm", "Batched C[i] = A[i] @ B[i] for A (b, m, k) and B (b, k, n).")
 
 
 @variant("matmul", "mm")
@@ -54,27 +59,6 @@ def einsum(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 register_autocast_variants("matmul", torch.matmul)
-
-
-def _bmm_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
-    batch, m, k, n = case.shape
-    a, b = random_inputs(case, (batch, m, k), (batch, k, n), scale=k**-0.25)
-    return a, b
-
-
-def _bmm_bytes(case: Case) -> int:
-    batch, m, k, n = case.shape
-    return batch * (m * k + k * n + m * n) * case.element_size
-
-
-define_op(
-    "bmm",
-    make_inputs=_bmm_inputs,
-    flops=lambda case: 2 * numel(*case.shape),
-    bytes_moved=_bmm_bytes,
-    reference="bmm",
-    doc="Batched C[i] = A[i] @ B[i] for A (b, m, k) and B (b, k, n).",
-)
 
 
 @variant("bmm", "bmm")
