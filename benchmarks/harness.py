@@ -24,7 +24,7 @@ import contextlib
 import gc
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +59,7 @@ class Controls:
     seed: int = 0
 
 
-def threads_from_env(environ: dict[str, str] | os._Environ = os.environ) -> int:
+def threads_from_env(environ: Mapping[str, str] = os.environ) -> int:
     raw = environ.get(THREADS_ENV, "").strip()
     if not raw:
         return DEFAULT_THREADS
@@ -68,7 +68,7 @@ def threads_from_env(environ: dict[str, str] | os._Environ = os.environ) -> int:
     return int(raw)
 
 
-def controls_from_env(environ: dict[str, str] | os._Environ = os.environ) -> Controls:
+def controls_from_env(environ: Mapping[str, str] = os.environ) -> Controls:
     return Controls(threads=threads_from_env(environ))
 
 
@@ -244,6 +244,7 @@ def prepare(
     """
     target = get_device(device)
     case_type, get_variant = _tensorops_api()
+    out_of_memory = False
     try:
         chosen = get_variant(op, variant)
         case = case_type(
@@ -258,11 +259,12 @@ def prepare(
     except Exception as error:
         if not is_out_of_memory(error):
             raise
-        del error
+        out_of_memory = True
+    if out_of_memory:
+        # Released only now: inside the except block the traceback's frames still hold
+        # the tensors that were allocated before the failure.
         target.release_memory()
-        raise NotImplementedError(
-            f"out of memory on {device} for {op}/{variant} {shape} {dtype}"
-        ) from None
+        raise NotImplementedError(f"out of memory on {device} for {op}/{variant} {shape} {dtype}")
     return Prepared(case, variant, call, target, warmed)
 
 

@@ -88,6 +88,18 @@ def test_the_check_catches_a_transpose():
         del _OPS["matmul"].variants["transposed"]
 
 
+def test_the_check_catches_a_silent_upcast():
+    @variant("silu", "upcast")
+    def upcast(x):
+        return torch.nn.functional.silu(x.float())
+
+    try:
+        with pytest.raises(AssertionError, match=r"output dtype torch\.float32 != torch\.bfloat16"):
+            tensorops.verify(tensorops.Case("silu", (4, 8), dtype="bfloat16"), "upcast")
+    finally:
+        del _OPS["silu"].variants["upcast"]
+
+
 def test_distribution_check_rejects_a_wrong_distribution():
     define_op(
         "uniform_probe",

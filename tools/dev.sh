@@ -49,7 +49,7 @@ case "$command" in
 bench)
     set_up
     asv_machine
-    "$venv/bin/asv" run --show-stderr "$@" HEAD^!
+    "$venv/bin/asv" run "$@" HEAD^!
     "$venv/bin/asv" publish
     echo "published: $(pwd)/.asv/html (view with: $venv/bin/asv preview)"
     ;;

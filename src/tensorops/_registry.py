@@ -48,6 +48,8 @@ class Variant:
     # "close": equal to the reference within tolerance. "distribution": random
     # output, equal in shape, dtype, device and distribution (different RNG streams).
     equivalence: str = "close"
+    # The output dtype when it differs from the inputs' (autocast); None means "the same".
+    output_dtype: torch.dtype | None = None
     doc: str = ""
 
     def bind(self, inputs: Inputs) -> Callable[[], Any]:

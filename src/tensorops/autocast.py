@@ -33,4 +33,4 @@ def register_autocast_variants(op: str, compute: Callable[..., torch.Tensor]) ->
                 return compute(*args)
 
         run.__doc__ = f"{op} under torch.autocast({dtype}) from float32 inputs."
-        variant(op, name, prepare=_require_float32)(run)
+        variant(op, name, prepare=_require_float32, output_dtype=dtype)(run)

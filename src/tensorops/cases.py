@@ -148,6 +148,9 @@ def verify(case: Case, variant: str) -> float:
     label = f"{case} variant {variant!r}"
     if tuple(output.shape) != tuple(expected.shape):
         raise AssertionError(f"{label}: shape {tuple(output.shape)} != {tuple(expected.shape)}")
+    expected_dtype = chosen.output_dtype or case.torch_dtype
+    if output.dtype != expected_dtype:
+        raise AssertionError(f"{label}: output dtype {output.dtype} != {expected_dtype}")
     if chosen.equivalence == "distribution":
         return _verify_standard_normal(label, output)
     actual = _as_float64_cpu(output)
