@@ -69,6 +69,17 @@ def run(*args: str, cwd: Path, env: dict, timeout: float = 900) -> subprocess.Co
     return done
 
 
+ASV = str(Path(sys.executable).with_name("asv"))
+
+
+def asv_on_head(repo: Path, env: dict, bench: str, *options: str) -> None:
+    run(ASV, "run", "--machine", MACHINE, "-b", bench, *options, "HEAD^!", cwd=repo, env=env)
+
+
+def result_row(data: dict, benchmark: str) -> dict:
+    return dict(zip(data["result_columns"], data["results"][benchmark], strict=False))
+
+
 def project_files() -> list[str]:
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
@@ -109,22 +120,9 @@ def clone(tmp_path_factory) -> tuple[Path, dict, list[str]]:
         run("git", "add", "-A", cwd=repo, env=env)
         run("git", "commit", "-q", "-m", f"commit {number}", cwd=repo, env=env)
     hashes = run("git", "rev-list", "main", cwd=repo, env=env).stdout.split()
-    asv = str(Path(sys.executable).with_name("asv"))
-    run(asv, "machine", "--machine", MACHINE, "--yes", cwd=repo, env=env)
-    run(
-        asv,
-        "run",
-        "--quick",
-        "--show-stderr",
-        "--machine",
-        MACHINE,
-        "-b",
-        SUBSET,
-        "ALL",
-        cwd=repo,
-        env=env,
-        timeout=1200,
-    )
+    run(ASV, "machine", "--machine", MACHINE, "--yes", cwd=repo, env=env)
+    run(ASV, "run", "--quick", "--show-stderr", "--machine", MACHINE, "-b", SUBSET, "ALL",
+        cwd=repo, env=env, timeout=1200)  # fmt: skip
     return repo, env, hashes
 
 
@@ -146,8 +144,7 @@ def test_one_result_file_per_commit(clone):
 def test_cpu_rows_are_filled_and_cuda_rows_are_skipped(clone):
     repo, _, _ = clone
     for data in result_files(repo).values():
-        columns = data["result_columns"]
-        row = dict(zip(columns, data["results"]["bench_matmul.MatMul.time_matmul"], strict=False))
+        row = result_row(data, "bench_matmul.MatMul.time_matmul")
         devices = row["params"][0]
         assert devices == ["'cpu'", "'cuda'"]
         per_device = len(row["result"]) // 2
@@ -169,8 +166,7 @@ def test_the_env_keeps_the_matrix_pins(clone):
 
 def test_publish_writes_html_and_a_graph_point_per_commit(clone):
     repo, env, hashes = clone
-    asv = str(Path(sys.executable).with_name("asv"))
-    run(asv, "publish", cwd=repo, env=env)
+    run(ASV, "publish", cwd=repo, env=env)
     html = repo / ".asv" / "html"
     assert (html / "index.html").is_file()
     index = json.loads((html / "index.json").read_text())
@@ -188,19 +184,7 @@ def test_asv_runner_pin_runs_setup_once_per_sample(clone):
     repo, env, _ = clone
     log = Path(env["SETUP_PROBE_LOG"])
     log.unlink(missing_ok=True)
-    asv = str(Path(sys.executable).with_name("asv"))
-    run(
-        asv,
-        "run",
-        "--machine",
-        MACHINE,
-        "-b",
-        "SetupProbe",
-        "--show-stderr",
-        "HEAD^!",
-        cwd=repo,
-        env=env,
-    )
+    asv_on_head(repo, env, "SetupProbe")
     kinds = log.read_text().split()
     calls, setups = kinds.count("call"), kinds.count("setup")
     # number=5 calls per sample, 4 samples, plus asv's own calibration block.
@@ -211,26 +195,8 @@ def test_asv_runner_pin_runs_setup_once_per_sample(clone):
 @pytest.mark.parametrize("launch_method", ["forkserver", "spawn"])
 def test_thread_override_reaches_the_benchmark_process(clone, launch_method):
     repo, env, hashes = clone
-    asv = str(Path(sys.executable).with_name("asv"))
-    run(
-        asv,
-        "run",
-        "--machine",
-        MACHINE,
-        "-b",
-        "ThreadsProbe",
-        "--launch-method",
-        launch_method,
-        "HEAD^!",
-        cwd=repo,
-        env={**env, "TENSOROPS_THREADS": "3"},
+    asv_on_head(
+        repo, {**env, "TENSOROPS_THREADS": "3"}, "ThreadsProbe", "--launch-method", launch_method
     )
-    data = result_files(repo)[hashes[0]]
-    row = dict(
-        zip(
-            data["result_columns"],
-            data["results"]["bench_setup_probe.ThreadsProbe.track_threads"],
-            strict=False,
-        )
-    )
+    row = result_row(result_files(repo)[hashes[0]], "bench_setup_probe.ThreadsProbe.track_threads")
     assert row["result"] == [3.0]
