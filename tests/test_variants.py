@@ -62,6 +62,26 @@ def test_variant_equals_reference(op, name, dtype, device):
         assert error >= 0.0
 
 
+@pytest.mark.parametrize(("op", "name"), all_variants())
+def test_variants_leave_their_inputs_untouched(op, name):
+    """asv repeats a timed call many times per sample: it must not change its own inputs."""
+    case = small_case(op, "float32", "cpu")
+    try:
+        inputs = case.inputs()
+    except UnsupportedCase:
+        assert op in ACCELERATOR_ONLY
+        return
+    before = [value.clone() if isinstance(value, torch.Tensor) else value for value in inputs]
+    call = tensorops.get_variant(op, name).bind(inputs)
+    first, second = call(), call()
+    for original, value in zip(before, inputs, strict=True):
+        if isinstance(value, torch.Tensor):
+            assert torch.equal(original, value)
+            assert original.stride() == value.stride()
+    if tensorops.get_variant(op, name).equivalence == "close":
+        assert torch.equal(first, second)
+
+
 def test_the_check_catches_a_wrong_variant():
     """A variant that drops the bias must fail verify, with the case in the message."""
 
