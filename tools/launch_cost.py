@@ -99,8 +99,8 @@ def process_count(results: dict, time_rounds: int = 2) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=Path, help="a result file of a full asv run")
-    parser.add_argument("--small", type=int, default=5)
-    parser.add_argument("--large", type=int, default=25)
+    parser.add_argument("--small", type=int, default=10)
+    parser.add_argument("--large", type=int, default=60)
     args = parser.parse_args()
     if args.large <= args.small:
         parser.error("--large must exceed --small")
