@@ -168,7 +168,6 @@ def is_out_of_memory(error: BaseException) -> bool:
 class WarmUp:
     calls: int
     seconds: float
-    last_call_seconds: float
 
 
 def warm_up(
@@ -190,7 +189,6 @@ def warm_up(
     start = time.perf_counter()
     previous = float("inf")
     calls = 0
-    duration = 0.0
     while calls < max_calls:
         begun = time.perf_counter()
         call()
@@ -201,7 +199,7 @@ def warm_up(
         if calls >= min_calls and (settled or time.perf_counter() - start >= max_seconds):
             break
         previous = duration
-    return WarmUp(calls, time.perf_counter() - start, duration)
+    return WarmUp(calls, time.perf_counter() - start)
 
 
 # ---------------------------------------------------------------- preparation
@@ -212,7 +210,6 @@ class Prepared:
     """A case ready to time: its zero-argument call, its device and its warm-up record."""
 
     case: Any
-    variant: str
     call: Callable[[], Any]
     device: Device
     warm_up: WarmUp
@@ -266,7 +263,7 @@ def prepare(
         # the tensors that were allocated before the failure.
         target.release_memory()
         raise NotImplementedError(f"out of memory on {device} for {op}/{variant} {shape} {dtype}")
-    return Prepared(case, variant, call, target, warmed)
+    return Prepared(case, call, target, warmed)
 
 
 def measure_seconds(prepared: Prepared, threads: int, min_run_time: float = 0.2) -> float:

@@ -82,9 +82,6 @@ class Case:
         """Compulsory memory traffic of one call: every input read once, output written once."""
         return int(get_op(self.op).bytes_moved(self))
 
-    def with_dtype(self, dtype: str) -> Case:
-        return Case(self.op, self.shape, dtype, self.device, self.layout, self.seed)
-
 
 def random_inputs(
     case: Case, *shapes: tuple[int, ...], scale: float = 1.0, device: str | None = None
