@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import REPO_ROOT
+from .project_repo import ASV, ProjectRepo, isolated_env, make_project_repo
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
@@ -61,74 +57,37 @@ class SetupProbe:
 """
 
 
-def run(*args: str, cwd: Path, env: dict, timeout: float = 900) -> subprocess.CompletedProcess:
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, (
-        f"{' '.join(args)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
-    )
-    return done
-
-
-ASV = str(Path(sys.executable).with_name("asv"))
-
-
-def asv_on_head(repo: Path, env: dict, bench: str, *options: str) -> None:
-    run(ASV, "run", "--machine", MACHINE, "-b", bench, *options, "HEAD^!", cwd=repo, env=env)
+def asv_on_head(repo: ProjectRepo, bench: str, *options: str, env: dict | None = None) -> None:
+    run = ProjectRepo(repo.path, env or repo.env).run
+    run(ASV, "run", "--machine", MACHINE, "-b", bench, *options, "HEAD^!")
 
 
 def result_row(data: dict, benchmark: str) -> dict:
     return dict(zip(data["result_columns"], data["results"][benchmark], strict=False))
 
 
-def project_files() -> list[str]:
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return [name for name in listed.stdout.splitlines() if (REPO_ROOT / name).is_file()]
-
-
 @pytest.fixture(scope="module")
-def clone(tmp_path_factory) -> tuple[Path, dict, list[str]]:
-    """A three-commit repository made from this working tree, and an env for asv."""
+def clone(tmp_path_factory, shared_asv_env) -> tuple[ProjectRepo, list[str]]:
+    """A three-commit repository made from this working tree, benchmarked by asv."""
     root = tmp_path_factory.mktemp("e2e")
-    repo, home = root / "repo", root / "home"
-    home.mkdir()
-    for name in project_files():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO_ROOT / name, repo / name)
-    (repo / "benchmarks" / "bench_setup_probe.py").write_text(SETUP_PROBE)
-    env = {
-        **os.environ,
-        "HOME": str(home),  # asv's machine file goes here, not in the user's home
-        "GIT_AUTHOR_NAME": "e2e",
-        "GIT_AUTHOR_EMAIL": "e2e@example.invalid",
-        "GIT_COMMITTER_NAME": "e2e",
-        "GIT_COMMITTER_EMAIL": "e2e@example.invalid",
-        "SETUP_PROBE_LOG": str(root / "setup_probe.log"),
-    }
-    env.pop("TENSOROPS_THREADS", None)
-    run("git", "init", "-q", "-b", "main", cwd=repo, env=env)
-    run("git", "add", "-A", cwd=repo, env=env)
-    run("git", "commit", "-q", "-m", "first", cwd=repo, env=env)
-    for number in (2, 3):
-        notes = repo / "src" / "tensorops" / "_history.py"
-        notes.write_text(f"# commit {number}: a change asv must rebuild for\n")
-        run("git", "add", "-A", cwd=repo, env=env)
-        run("git", "commit", "-q", "-m", f"commit {number}", cwd=repo, env=env)
-    hashes = run("git", "rev-list", "main", cwd=repo, env=env).stdout.split()
-    run(ASV, "machine", "--machine", MACHINE, "--yes", cwd=repo, env=env)
-    run(ASV, "run", "--quick", "--show-stderr", "--machine", MACHINE, "-b", SUBSET, "ALL",
-        cwd=repo, env=env, timeout=1200)  # fmt: skip
-    return repo, env, hashes
+    env = isolated_env(root / "home", SETUP_PROBE_LOG=str(root / "setup_probe.log"))
+    repo = make_project_repo(root / "repo", env, shared_asv_env)
+    (repo.path / "benchmarks" / "bench_setup_probe.py").write_text(SETUP_PROBE)
+    repo.commit("add the setup probe")
+    repo.commit(
+        "a change asv must rebuild for",
+        lambda root: (root / "src" / "tensorops" / "_history.py").write_text("# commit 3\n"),
+    )
+    hashes = repo.git("rev-list", "main").split()
+    repo.run(ASV, "machine", "--machine", MACHINE, "--yes")
+    repo.run(ASV, "run", "--quick", "--show-stderr", "--machine", MACHINE, "-b", SUBSET, "ALL",
+             timeout=1200)  # fmt: skip
+    return repo, hashes
 
 
-def result_files(repo: Path) -> dict[str, dict]:
+def result_files(repo: ProjectRepo) -> dict[str, dict]:
     found = {}
-    for path in (repo / ".asv" / "results" / MACHINE).glob("*.json"):
+    for path in (repo.path / ".asv" / "results" / MACHINE).glob("*.json"):
         if path.name != "machine.json":
             data = json.loads(path.read_text())
             found[data["commit_hash"]] = data
@@ -136,13 +95,13 @@ def result_files(repo: Path) -> dict[str, dict]:
 
 
 def test_one_result_file_per_commit(clone):
-    repo, _, hashes = clone
+    repo, hashes = clone
     assert len(hashes) == 3
     assert set(result_files(repo)) == set(hashes)
 
 
 def test_cpu_rows_are_filled_and_cuda_rows_are_skipped(clone):
-    repo, _, _ = clone
+    repo, _ = clone
     for data in result_files(repo).values():
         row = result_row(data, "bench_matmul.MatMul.time_matmul")
         devices = row["params"][0]
@@ -155,9 +114,9 @@ def test_cpu_rows_are_filled_and_cuda_rows_are_skipped(clone):
 
 
 def test_the_env_keeps_the_matrix_pins(clone):
-    repo, env, _ = clone
-    (env_dir,) = [p for p in (repo / ".asv" / "env").iterdir() if p.is_dir()]
-    frozen = run(str(env_dir / "bin" / "python"), "-m", "pip", "freeze", cwd=repo, env=env).stdout
+    repo, _ = clone
+    (env_dir,) = [p for p in (repo.path / ".asv" / "env").iterdir() if p.is_dir()]
+    frozen = repo.run(str(env_dir / "bin" / "python"), "-m", "pip", "freeze").stdout
     assert "numpy==2.4.6" in frozen
     assert "asv_runner==0.2.5" in frozen
     assert "torch==2.13.0" in frozen
@@ -165,9 +124,9 @@ def test_the_env_keeps_the_matrix_pins(clone):
 
 
 def test_publish_writes_html_and_a_graph_point_per_commit(clone):
-    repo, env, hashes = clone
-    run(ASV, "publish", cwd=repo, env=env)
-    html = repo / ".asv" / "html"
+    repo, hashes = clone
+    repo.run(ASV, "publish")
+    html = repo.path / ".asv" / "html"
     assert (html / "index.html").is_file()
     index = json.loads((html / "index.json").read_text())
     assert "bench_matmul.MatMul.time_matmul" in index["benchmarks"]
@@ -181,10 +140,10 @@ def test_publish_writes_html_and_a_graph_point_per_commit(clone):
 
 def test_asv_runner_pin_runs_setup_once_per_sample(clone):
     """asv_runner 0.3.x would run setup before each of the 20 timed calls (asv #1613)."""
-    repo, env, _ = clone
-    log = Path(env["SETUP_PROBE_LOG"])
+    repo, _ = clone
+    log = Path(repo.env["SETUP_PROBE_LOG"])
     log.unlink(missing_ok=True)
-    asv_on_head(repo, env, "SetupProbe")
+    asv_on_head(repo, "SetupProbe")
     kinds = log.read_text().split()
     calls, setups = kinds.count("call"), kinds.count("setup")
     # number=5 calls per sample, 4 samples, plus asv's own calibration block.
@@ -194,9 +153,13 @@ def test_asv_runner_pin_runs_setup_once_per_sample(clone):
 
 @pytest.mark.parametrize("launch_method", ["forkserver", "spawn"])
 def test_thread_override_reaches_the_benchmark_process(clone, launch_method):
-    repo, env, hashes = clone
+    repo, hashes = clone
     asv_on_head(
-        repo, {**env, "TENSOROPS_THREADS": "3"}, "ThreadsProbe", "--launch-method", launch_method
+        repo,
+        "ThreadsProbe",
+        "--launch-method",
+        launch_method,
+        env={**repo.env, "TENSOROPS_THREADS": "3"},
     )
     row = result_row(result_files(repo)[hashes[0]], "bench_setup_probe.ThreadsProbe.track_threads")
     assert row["result"] == [3.0]

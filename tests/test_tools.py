@@ -29,7 +29,7 @@ def test_dev_script_rejects_an_unknown_command():
     )
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        "usage: tools/dev.sh bench [asv run options] | test [pytest options]"
+        "usage: tools/dev.sh bench [asv run options] | test [pytest options] | setup"
     )
 
 

@@ -3,6 +3,7 @@
 #
 #   tools/dev.sh bench [asv run options]   set up, benchmark the current commit, publish .asv/html
 #   tools/dev.sh test  [pytest options]    set up, lint, run the tests (what .ci/run runs)
+#   tools/dev.sh setup                      set up only (the workflows, before tools/*.py)
 #
 # Set-up is a virtualenv in .venv with requirements/dev.txt and tensorops (editable);
 # it is redone only when those files change.
@@ -53,6 +54,9 @@ bench)
     "$venv/bin/asv" publish
     echo "published: $(pwd)/.asv/html (view with: $venv/bin/asv preview)"
     ;;
+setup)
+    set_up
+    ;;
 test)
     set_up
     "$venv/bin/ruff" check .
@@ -60,7 +64,7 @@ test)
     "$venv/bin/python" -m pytest "$@"
     ;;
 *)
-    echo "usage: tools/dev.sh bench [asv run options] | test [pytest options]" >&2
+    echo "usage: tools/dev.sh bench [asv run options] | test [pytest options] | setup" >&2
     exit 2
     ;;
 esac

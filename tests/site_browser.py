@@ -1,0 +1,117 @@
+"""Open a published site in headless Chromium, served over http on localhost, and
+report what a user would see: requests that left localhost, console errors, the
+overview's text, and the points on one benchmark's graph.
+
+Chromium is Debian's package (.ci/run installs it); Playwright drives it. Without it
+the browser tests skip, unless TENSOROPS_REQUIRE_BROWSER is set (CI), when they fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("google-chrome") or "/usr/bin/chromium"
+# Without the networking flags Chromium phones home at start; this machine refuses that.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL_SCHEMES = ("data:", "blob:", "about:")
+
+
+@dataclass
+class Seen:
+    off_host_requests: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    overview_text: str = ""
+    points_per_series: dict[str, int] = field(default_factory=dict)
+    screenshots: list[Path] = field(default_factory=list)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def served(site: Path) -> Iterator[str]:
+    handler = functools.partial(QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def require_chromium() -> None:
+    if not os.path.exists(CHROMIUM):
+        if os.environ.get("TENSOROPS_REQUIRE_BROWSER"):
+            pytest.fail(f"no Chromium at {CHROMIUM}; .ci/run installs Debian's chromium")
+        pytest.skip("no Chromium (apt-get install chromium)")
+
+
+def browse_site(site: Path, benchmark: str, machine: str, artifacts: Path) -> Seen:
+    """The modern UI's overview, then asv's legacy graph of ``benchmark`` on ``machine``."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    artifacts.mkdir(parents=True, exist_ok=True)
+    seen = Seen()
+    with served(site) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+
+            def on_request(request) -> None:
+                if not request.url.startswith((base, *LOCAL_SCHEMES)):
+                    seen.off_host_requests.append(request.url)
+
+            page.on("request", on_request)
+            page.on(
+                "response",
+                lambda r: r.status >= 400 and seen.failed_requests.append(f"{r.status} {r.url}"),
+            )
+            page.on("console", lambda m: m.type == "error" and seen.console_errors.append(m.text))
+            page.on("pageerror", lambda error: seen.console_errors.append(str(error)))
+
+            page.goto(base + "index.html")
+            page.wait_for_load_state("networkidle")
+            page.get_by_text(benchmark).first.wait_for(timeout=20_000)
+            seen.overview_text = page.inner_text("body")
+            seen.screenshots.append(artifacts / "overview.png")
+            page.screenshot(path=seen.screenshots[-1], full_page=True)
+
+            page.goto(f"{base}index.legacy.html#{benchmark}?machine={machine}")
+            page.wait_for_load_state("networkidle")
+            page.wait_for_function(
+                "() => window.jQuery && jQuery('#main-graph').data('plot')", timeout=20_000
+            )
+            series = page.evaluate(
+                "() => jQuery('#main-graph').data('plot').getData()"
+                ".map(s => [s.label, s.data.filter(p => p[1] !== null).length])"
+            )
+            seen.points_per_series = dict(series)
+            seen.screenshots.append(artifacts / "legacy-graph.png")
+            page.screenshot(path=seen.screenshots[-1])
+        finally:
+            browser.close()
+    return seen

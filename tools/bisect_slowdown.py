@@ -1,0 +1,172 @@
+"""Bisect a slowdown: which commit in GOOD..BAD made one benchmark slower?
+
+    python -m tools.bisect_slowdown GOOD BAD BENCHMARK [--machine bisect] [-- ASV OPTIONS]
+
+BENCHMARK is a full name (``bench_activation.Silu.time_silu``) or a regex that matches
+exactly one; otherwise the candidates are listed. ``asv find`` then bisects GOOD..BAD
+(GOOD included) on that benchmark, and the verdict names the guilty commit with its
+subject and the times before and after it, for the parameter combination that moved most.
+``asv find`` assumes one step change in the range; a range with several, or noise larger
+than the step, can name the wrong commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import itertools
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from asv.config import Config
+from asv.results import Results
+from asv.util import human_value
+
+from tools.common import (
+    RESULTS_DIR,
+    ToolError,
+    append_step_summary,
+    asv_executable,
+    first_parent_commits,
+    git,
+    machine_result_files,
+    register_machine,
+    run_main,
+)
+
+FOUND = re.compile(r"Greatest (?:regression|improvement) found: ([0-9a-f]{7,40})")
+
+
+def benchmark_names(repo: Path) -> list[str]:
+    """Every benchmark in the suites, found by asv_runner's own discovery."""
+    from asv_runner.discovery import disc_benchmarks
+
+    sys.path.insert(0, str(repo))
+    try:
+        return sorted(benchmark.name for benchmark in disc_benchmarks(str(repo / "benchmarks")))
+    finally:
+        sys.path.remove(str(repo))
+
+
+def resolve_benchmark(pattern: str, names: list[str]) -> str:
+    if pattern in names:
+        return pattern
+    try:
+        matches = [name for name in names if re.search(pattern, name)]
+    except re.error as error:
+        raise ToolError(f"benchmark {pattern!r} is not a valid regex: {error}") from None
+    if len(matches) == 1:
+        return matches[0]
+    candidates = matches or difflib.get_close_matches(pattern, names, n=10, cutoff=0.4)
+    shown = ", ".join(candidates[:20]) + (" ..." if len(candidates) > 20 else "")
+    if matches:
+        raise ToolError(f"{pattern!r} matches {len(matches)} benchmarks: {shown}")
+    raise ToolError(f"{pattern!r} matches no benchmark" + (f"; close: {shown}" if shown else ""))
+
+
+def find_range(repo: Path, good: str, bad: str) -> tuple[str, list[str]]:
+    """asv's range spec with GOOD included (``A..B`` leaves A out), and its commits."""
+    if subprocess.run(["git", "merge-base", "--is-ancestor", good, bad], cwd=repo).returncode:
+        raise ToolError(f"{good} is not an ancestor of {bad}")
+    has_parent = git("rev-parse", "--verify", "--quiet", f"{good}^", cwd=repo, check=False)
+    spec = f"{bad} ^{good}^" if has_parent else bad
+    commits = first_parent_commits(spec.split(), repo)
+    if len(commits) < 2:
+        raise ToolError(f"{good}..{bad} holds no commit to bisect")
+    return spec, commits
+
+
+def run_find(repo: Path, args: argparse.Namespace, spec: str, benchmark: str) -> str:
+    """asv find, echoed as it runs; returns the guilty commit's (short) hash."""
+    launch = Config.load(str(repo / "asv.conf.json")).launch_method or "spawn"
+    # asv find ignores the config's launch_method; pass it on so bisect measures alike.
+    command = [
+        asv_executable(),
+        "find",
+        "--machine",
+        args.machine,
+        "--launch-method",
+        launch,
+        *(["--invert"] if args.invert else []),
+        *args.asv_args,
+        spec,
+        f"^{re.escape(benchmark)}(\\(|$)",
+    ]
+    lines = []
+    with subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True) as process:
+        for line in process.stdout:
+            print(line, end="", flush=True)
+            lines.append(line)
+    if process.returncode != 0:
+        raise ToolError(f"asv find exited {process.returncode}")
+    found = [match.group(1) for line in lines if (match := FOUND.search(line))]
+    if not found:
+        raise ToolError("asv find named no commit")
+    return found[-1]
+
+
+def values_at(repo: Path, machine: str, commit: str, benchmark: str):
+    for path, data in machine_result_files(repo / RESULTS_DIR, machine).items():
+        if data["commit_hash"] == commit:
+            result = Results.load(str(path), machine_name=machine)
+            params = result.get_result_params(benchmark)
+            labels = [", ".join(combo) for combo in itertools.product(*params)] or [""]
+            return dict(zip(labels, result.get_result_value(benchmark, params), strict=True))
+    raise ToolError(f"no result of {benchmark} at {commit[:8]} on machine {machine}")
+
+
+def verdict(repo: Path, machine: str, benchmark: str, guilty: str, parent: str) -> str:
+    before = values_at(repo, machine, parent, benchmark)
+    after = values_at(repo, machine, guilty, benchmark)
+    measured = [
+        (after[label] / before[label], label)
+        for label in before
+        if before[label] and after.get(label) and before[label] > 0
+    ]
+    subject = git("log", "-1", "--format=%s", guilty, cwd=repo)
+    lines = [f"guilty commit: {guilty[:12]} {subject!r}"]
+    if measured:
+        ratio, label = max(measured)
+        unit = "seconds" if ".time_" in benchmark else "unit"
+        lines.append(
+            f"{benchmark}({label}): {human_value(before[label], unit)} at {parent[:12]} -> "
+            f"{human_value(after[label], unit)} at {guilty[:12]} ({ratio:.2f}x)"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Arguments after -- go to asv find, e.g. -- --show-stderr",
+    )
+    parser.add_argument("good", help="a commit without the slowdown")
+    parser.add_argument("bad", help="a later commit with it")
+    parser.add_argument("benchmark", help="full benchmark name, or a regex matching one")
+    parser.add_argument("--machine", default="bisect", help="asv machine name")
+    parser.add_argument("--invert", action="store_true", help="look for a speed-up instead")
+    parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
+    good, bad = (
+        git("rev-parse", "--verify", f"{name}^{{commit}}", cwd=repo)
+        for name in (args.good, args.bad)
+    )
+    benchmark = resolve_benchmark(args.benchmark, benchmark_names(repo))
+    spec, commits = find_range(repo, good, bad)
+    register_machine(args.machine, repo)
+    short = run_find(repo, args, spec, benchmark)
+    oldest_first = commits[::-1]
+    (index,) = [i for i, commit in enumerate(oldest_first) if commit.startswith(short)]
+    if index == 0:
+        raise ToolError(f"asv find named {short}, the first commit of the range")
+    text = verdict(repo, args.machine, benchmark, oldest_first[index], oldest_first[index - 1])
+    print(text)
+    append_step_summary(f"## Bisect: {benchmark}\n\n```\n{text}\n```")
+    return 0
+
+
+if __name__ == "__main__":
+    run_main("bisect_slowdown", main)

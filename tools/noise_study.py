@@ -1,0 +1,152 @@
+"""How noisy is a no-op comparison? The evidence behind the PR gate's factor.
+
+Clones the committed HEAD, adds an empty commit, and runs ``asv continuous`` between the
+two (identical code) ``--runs`` times, as the PR gate does. For every benchmark and
+parameter combination it records the ratio after/before and whether asv's own rule
+(ratio beyond the factor *and* a statistically significant difference) would flag it,
+at each candidate factor. A factor with no flags over the runs is a factor the gate
+can use without crying wolf on this machine.
+
+    python -m tools.noise_study --runs 3 [--bench REGEX] [--out noise.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import tempfile
+from pathlib import Path
+
+from asv.commands.compare import _is_result_better  # asv's own flagging rule
+from asv.results import Results
+
+from tools.common import REPO_ROOT, RESULTS_DIR, ToolError, asv, git, register_machine, run_main
+
+MACHINE = "noise-study"
+FACTORS = (1.05, 1.10, 1.15, 1.20, 1.25, 1.30, 1.50)
+
+
+def comparison_rows(before: Results, after: Results) -> list[dict]:
+    """One row per benchmark and parameter combination measured at both commits."""
+    rows = []
+    for key in sorted(set(before.get_all_result_keys()) & set(after.get_all_result_keys())):
+        params = after.get_result_params(key)
+        values = zip(
+            before.get_result_value(key, params),
+            after.get_result_value(key, params),
+            before.get_result_stats(key, params),
+            after.get_result_stats(key, params),
+            before.get_result_samples(key, params),
+            after.get_result_samples(key, params),
+            strict=True,
+        )
+        for index, (old, new, old_stats, new_stats, old_samples, new_samples) in enumerate(values):
+            if old is None or new is None or math.isnan(old) or math.isnan(new) or old <= 0:
+                continue
+            old_ss, new_ss = (old_stats, old_samples), (new_stats, new_samples)
+            rows.append(
+                {
+                    "benchmark": key,
+                    "index": index,
+                    "ratio": new / old,
+                    "flagged_at": [
+                        factor
+                        for factor in FACTORS
+                        if _is_result_better(old, new, old_ss, new_ss, factor)
+                        or _is_result_better(new, old, new_ss, old_ss, factor)
+                    ],
+                }
+            )
+    return rows
+
+
+def summarize(runs: list[list[dict]]) -> dict:
+    spreads = [max(row["ratio"], 1 / row["ratio"]) for rows in runs for row in rows]
+    worst: dict[str, float] = {}
+    for rows in runs:
+        for row in rows:
+            spread = max(row["ratio"], 1 / row["ratio"])
+            worst[row["benchmark"]] = max(worst.get(row["benchmark"], 1.0), spread)
+    return {
+        "runs": len(runs),
+        "comparisons": len(spreads),
+        "spread_median": statistics.median(spreads),
+        "spread_p95": statistics.quantiles(spreads, n=20, method="inclusive")[-1]
+        if len(spreads) > 1
+        else spreads[0],
+        "spread_max": max(spreads),
+        "flags_per_factor": {
+            str(factor): sum(factor in row["flagged_at"] for rows in runs for row in rows)
+            for factor in FACTORS
+        },
+        "noisiest": sorted(worst.items(), key=lambda item: -item[1])[:10],
+    }
+
+
+def measure(runs: int, bench: str | None, workdir: Path) -> list[list[dict]]:
+    repo = workdir / "repo"
+    git("clone", "--quiet", str(REPO_ROOT), str(repo), cwd=workdir)
+    git(
+        "-c",
+        "user.name=noise",
+        "-c",
+        "user.email=noise@example.invalid",
+        "commit",
+        "--quiet",
+        "--allow-empty",
+        "-m",
+        "no-op",
+        cwd=repo,
+    )
+    register_machine(MACHINE, repo)
+    base, head = git("rev-parse", "HEAD~1", "HEAD", cwd=repo).split()
+    selection = ["--bench", bench] if bench else []
+    measured = []
+    for number in range(runs):
+        done = asv(
+            "continuous",
+            "--machine",
+            MACHINE,
+            "--interleave-rounds",
+            "--factor",
+            "1.0",
+            *selection,
+            base,
+            head,
+            cwd=repo,
+        )
+        if done.returncode not in (0, 1):
+            raise ToolError(f"asv continuous failed (exit {done.returncode}) in run {number + 1}")
+        machine_dir = repo / RESULTS_DIR / MACHINE
+        loaded = {}
+        for path in machine_dir.glob("*.json"):
+            if path.name != "machine.json":
+                result = Results.load(str(path), machine_name=MACHINE)
+                loaded[result.commit_hash] = result
+                path.unlink()  # the next run measures afresh
+        measured.append(comparison_rows(loaded[base], loaded[head]))
+        print(json.dumps(summarize(measured[-1:]), indent=1), flush=True)
+    return measured
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--bench", help="asv --bench regex (default: every suite)")
+    parser.add_argument("--out", type=Path, help="write every row and the summary as JSON")
+    args = parser.parse_args()
+    if args.runs < 1:
+        raise ToolError("--runs must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="noise-study-") as workdir:
+        runs = measure(args.runs, args.bench, Path(workdir))
+    summary = summarize(runs)
+    print(json.dumps(summary, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps({"summary": summary, "runs": runs}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    run_main("noise_study", main)
