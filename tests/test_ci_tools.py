@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tools import bisect_slowdown as bisect
-from tools import nightly, publish
+from tools import nightly, pr_gate, publish
 from tools.common import ToolError, machine_result_files
 
 from .conftest import REPO_ROOT
@@ -96,6 +96,42 @@ def test_bisect_range_includes_the_good_commit(small_repo):
     assert commits == newest_first
     with pytest.raises(ToolError, match="is not an ancestor of"):
         bisect.find_range(small_repo.path, newest_first[0], newest_first[3])
+
+
+COMPARE_TABLE = """\
+| Change   | Before [8721f0f4] <main~1>   | After [49e9027a] <main>   |   Ratio | Benchmark (Parameter)                                    |
+|----------|------------------------------|---------------------------|---------|----------------------------------------------------------|
+| +        | 12.0±0.1ms                   | 24.1±0.2ms                |    2.01 | bench_activation.Silu.time_silu('cpu', 'float32', 'functional') |
+| +        | 3.00±0.1ms                   | 6.00±0.2ms                |    2.00 | bench_activation.Silu.time_silu('cpu', 'bfloat16', 'functional') |
+| -        | 5.00±0.1ms                   | 2.00±0.1ms                |    0.40 | bench_matmul.MatMul.time_matmul('cpu', (64, 64, 64), 'mm') |
+| x        | 1.00±0ms                     | failed                    |     n/a | bench_norm.LayerNorm.time_layer_norm('cpu', 'manual')    |
+| +        | 100M                         | 150M                      |    1.50 | bench_norm.RMSNorm.peakmem_rms_norm                      |
+| -        | 150                          | 100                       |    0.67 | bench_matmul.MatMul.track_gflops('cpu', (64, 64, 64))    |
+| +        | 10.0                         | 20.0                      |    2.00 | bench_movement.HostToDevice.track_gbps('cuda', 'to')     |
+"""  # noqa: E501
+
+
+def test_pr_gate_reads_slowdowns_from_asv_compare_with_rates_reversed():
+    units = {
+        "bench_activation.Silu.time_silu": "seconds",
+        "bench_matmul.MatMul.time_matmul": "seconds",
+        "bench_matmul.MatMul.track_gflops": "GFLOP/s",
+        "bench_movement.HostToDevice.track_gbps": "GB/s",
+        "bench_norm.RMSNorm.peakmem_rms_norm": "bytes",
+    }
+    # asv marks a rise "+", a fall "-": a faster matmul is "-", a rate that fell is "-"
+    # and a slowdown, a rate that rose is "+" and not one.
+    assert pr_gate.slower_benchmarks(COMPARE_TABLE, units) == [
+        "bench_activation.Silu.time_silu",
+        "bench_matmul.MatMul.track_gflops",
+        "bench_norm.RMSNorm.peakmem_rms_norm",
+    ]
+    assert pr_gate.slower_benchmarks("No benchmark changed.", units) == []
+
+
+def test_pr_gate_confirms_without_the_callers_selection():
+    args = ["--bench", "Silu", "-b", "Gelu", "--bench=MatMul", "--show-stderr", "-a", "rounds=4"]
+    assert pr_gate.without_bench_selection(args) == ["--show-stderr", "-a", "rounds=4"]
 
 
 def asv_index_html() -> str:

@@ -57,10 +57,14 @@ def test_a_2x_slower_op_fails_with_the_regression_message(gate_repo):
     finally:
         del repo.env["GITHUB_STEP_SUMMARY"]
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    # Flagged in the first pass, then measured again: a real slowdown reproduces.
+    assert "benchmarks slower; measuring them again to confirm" in done.stdout
     assert f"pr_gate: {VERDICTS[1]}" in done.stdout
     text = summary.read_text()
     assert text.startswith(f"## Benchmarks: {VERDICTS[1]}")
-    regressed = [line for line in text.splitlines() if line.startswith("| +")]
+    # The confirmed changes come first; the first pass may also hold a noisy row.
+    confirmed = text.split("First pass, before confirming")[0]
+    regressed = [line for line in confirmed.splitlines() if line.startswith("| +")]
     assert regressed and all(BENCH in line and "'functional'" in line for line in regressed)
 
 

@@ -1,13 +1,13 @@
 """How noisy is a no-op comparison? The evidence behind the PR gate's factor.
 
-Clones the committed HEAD, adds an empty commit, and runs ``asv continuous`` between the
-two (identical code) ``--runs`` times, as the PR gate does. For every benchmark and
-parameter combination it records the ratio after/before and whether asv's own rule
-(ratio beyond the factor *and* a statistically significant difference) would flag it,
-at each candidate factor. A factor with no flags over the runs is a factor the gate
-can use without crying wolf on this machine.
+Clones the committed HEAD, adds an empty commit, and runs the PR gate (tools/pr_gate.py)
+between the two (identical code) ``--runs`` times. For every benchmark and parameter
+combination of each first pass it records the ratio after/before and whether asv's own
+rule (ratio beyond the factor *and* a statistically significant difference) would flag
+it, at each candidate factor; and it records the gate's verdict at ``--factor`` after
+confirming what the first pass flagged. Every failing verdict is a false alarm.
 
-    python -m tools.noise_study --runs 3 [--bench REGEX] [--out noise.json]
+    python -m tools.noise_study --runs 3 [--factor 1.3] [--bench REGEX] [--out noise.json]
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from pathlib import Path
 from asv.commands.compare import _is_result_better  # asv's own flagging rule
 from asv.results import Results
 
-from tools.common import REPO_ROOT, RESULTS_DIR, ToolError, asv, git, register_machine, run_main
+from tools.common import REPO_ROOT, RESULTS_DIR, ToolError, git, register_machine, run_main
+from tools.pr_gate import DEFAULT_FACTOR, Gate
 
 MACHINE = "noise-study"
 FACTORS = (1.05, 1.10, 1.15, 1.20, 1.25, 1.30, 1.50)
@@ -62,7 +63,7 @@ def comparison_rows(before: Results, after: Results) -> list[dict]:
     return rows
 
 
-def summarize(runs: list[list[dict]]) -> dict:
+def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
     spreads = [max(row["ratio"], 1 / row["ratio"]) for rows in runs for row in rows]
     worst: dict[str, float] = {}
     for rows in runs:
@@ -82,10 +83,20 @@ def summarize(runs: list[list[dict]]) -> dict:
             for factor in FACTORS
         },
         "noisiest": sorted(worst.items(), key=lambda item: -item[1])[:10],
+        "gate": {
+            "first_passes_failing": sum(v["first_pass"] == 1 for v in verdicts),
+            "false_alarms_after_confirming": sum(v["verdict"] == 1 for v in verdicts),
+            "runs": verdicts,
+        },
     }
 
 
-def measure(runs: int, bench: str | None, workdir: Path) -> list[list[dict]]:
+def result_files(repo: Path) -> list[Path]:
+    folder = repo / RESULTS_DIR / MACHINE
+    return [path for path in folder.glob("*.json") if path.name != "machine.json"]
+
+
+def measure(runs: int, factor: float, bench: str | None, workdir: Path):
     repo = workdir / "repo"
     git("clone", "--quiet", str(REPO_ROOT), str(repo), cwd=workdir)
     git(
@@ -101,47 +112,44 @@ def measure(runs: int, bench: str | None, workdir: Path) -> list[list[dict]]:
         cwd=repo,
     )
     register_machine(MACHINE, repo)
-    base, head = git("rev-parse", "HEAD~1", "HEAD", cwd=repo).split()
+    gate = Gate(repo, "HEAD~1", "HEAD", factor, MACHINE)
     selection = ["--bench", bench] if bench else []
-    measured = []
+    rows, verdicts = [], []
     for number in range(runs):
-        done = asv(
-            "continuous",
-            "--machine",
-            MACHINE,
-            "--interleave-rounds",
-            "--factor",
-            "1.0",
-            *selection,
-            base,
-            head,
-            cwd=repo,
-        )
-        if done.returncode not in (0, 1):
-            raise ToolError(f"asv continuous failed (exit {done.returncode}) in run {number + 1}")
-        machine_dir = repo / RESULTS_DIR / MACHINE
+        first_pass = gate.continuous(*selection)
+        if first_pass not in (0, 1):
+            raise ToolError(f"asv continuous exited {first_pass} in run {number + 1}")
+        # Rows come from the first pass alone: confirming re-measures what it flagged.
         loaded = {}
-        for path in machine_dir.glob("*.json"):
-            if path.name != "machine.json":
-                result = Results.load(str(path), machine_name=MACHINE)
-                loaded[result.commit_hash] = result
-                path.unlink()  # the next run measures afresh
-        measured.append(comparison_rows(loaded[base], loaded[head]))
-        print(json.dumps(summarize(measured[-1:]), indent=1), flush=True)
-    return measured
+        for path in result_files(repo):
+            result = Results.load(str(path), machine_name=MACHINE)
+            loaded[result.commit_hash] = result
+        rows.append(comparison_rows(loaded[gate.base], loaded[gate.head]))
+        verdict, _ = gate.decide(first_pass, selection, confirmed=True)
+        for path in result_files(repo):
+            path.unlink()  # the next run measures afresh
+        verdicts.append({"first_pass": first_pass, "verdict": verdict})
+        print(json.dumps(summarize(rows[-1:], verdicts[-1:]), indent=1), flush=True)
+    return rows, verdicts
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--factor",
+        type=float,
+        default=DEFAULT_FACTOR,
+        help=f"the gate's factor (default {DEFAULT_FACTOR}, the gate's default)",
+    )
     parser.add_argument("--bench", help="asv --bench regex (default: every suite)")
     parser.add_argument("--out", type=Path, help="write every row and the summary as JSON")
     args = parser.parse_args()
     if args.runs < 1:
         raise ToolError("--runs must be at least 1")
     with tempfile.TemporaryDirectory(prefix="noise-study-") as workdir:
-        runs = measure(args.runs, args.bench, Path(workdir))
-    summary = summarize(runs)
+        runs, verdicts = measure(args.runs, args.factor, args.bench, Path(workdir))
+    summary = summarize(runs, verdicts)
     print(json.dumps(summary, indent=1))
     if args.out:
         args.out.write_text(json.dumps({"summary": summary, "runs": runs}, indent=1))

@@ -1,84 +1,147 @@
 """The PR gate: does HEAD make any benchmark slower than BASE by more than a factor?
 
-    python -m tools.pr_gate BASE HEAD [--factor 1.3] [--machine pr-gate] [-- ASV OPTIONS]
+    python -m tools.pr_gate BASE HEAD [--factor F] [--no-confirm] [--machine pr-gate]
+                                      [-- ASV CONTINUOUS OPTIONS]
 
 Runs ``asv continuous --split --interleave-rounds`` (both commits measured in alternating
-rounds, so drift on a shared runner hits both alike), then writes ``asv compare --split``
-as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when unset). Exit status: 0 no change
-beyond the factor, 1 performance regressed, 2 a benchmark failed, 3 asv itself failed.
+rounds, so drift on a shared runner hits both alike) and reads ``asv compare --split`` for
+benchmarks that got slower by more than the factor. asv reads every value as lower is
+better, so a rate (GFLOP/s, GB/s) that *drops* is the slowdown, and one that rises is not.
+What the first pass flags is measured again the same way, and only a slowdown that
+reproduces fails the gate: a no-op comparison on a 2-core runner flags a few noisy
+benchmarks by chance; a real slowdown flags them twice (README, "Choosing the factor").
+The tables go as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when unset).
 
-The default factor comes from tools/noise_study.py on a 2-core runner (README,
-"Choosing the factor"): the smallest factor with no false alarm over repeated no-op
-comparisons, rounded up.
+Exit status: 0 no slowdown beyond the factor, 1 performance regressed, 2 a benchmark
+failed, 3 asv itself failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 from pathlib import Path
 
-from tools.common import ToolError, asv, git, register_machine, run_main, write_summary
+from tools.common import (
+    RESULTS_DIR,
+    ToolError,
+    asv,
+    git,
+    register_machine,
+    run_main,
+    write_summary,
+)
 
 DEFAULT_FACTOR = 1.3
 VERDICTS = {
-    0: "no benchmark changed by more than the factor",
+    0: "no benchmark got slower by more than the factor",
     1: "performance regressed: a benchmark is slower than the factor allows",
     2: "a benchmark failed: it raised or timed out (see the asv log above)",
+    3: "asv failed before giving a verdict (see the log above)",
 }
 
 
-def compare_table(repo: Path, machine: str, base: str, head: str, factor: float, *extra: str):
-    done = asv(
-        "compare",
-        "--split",
-        "--factor",
-        str(factor),
-        "--machine",
-        machine,
-        *extra,
-        base,
-        head,
-        cwd=repo,
-        capture=True,
-    )
-    if done.returncode != 0:
-        raise ToolError(f"asv compare failed: {done.stderr.strip()[-300:]}")
-    return done.stdout.strip()
+def is_rate(unit: str) -> bool:
+    """Per-second units (GFLOP/s, GB/s): higher is better, unlike asv's assumption."""
+    return unit.endswith("/s")
 
 
-def gate(repo: Path, base: str, head: str, factor: float, machine: str, asv_args: list[str]):
-    base_sha, head_sha = (
-        git("rev-parse", "--verify", f"{name}^{{commit}}", cwd=repo) for name in (base, head)
-    )
-    register_machine(machine, repo)
-    continuous = asv(
-        "continuous",
-        "--split",
-        "--interleave-rounds",
-        "--factor",
-        str(factor),
-        "--machine",
-        machine,
-        *asv_args,
-        base_sha,
-        head_sha,
-        cwd=repo,
-    )
-    status = continuous.returncode
-    if status not in VERDICTS:
-        raise ToolError(f"asv continuous exited {status}; no verdict")
-    verdict = VERDICTS[status]
-    changed = compare_table(repo, machine, base_sha, head_sha, factor, "--only-changed")
-    everything = compare_table(repo, machine, base_sha, head_sha, factor)
-    write_summary(
-        f"## Benchmarks: {verdict}\n\n"
-        f"`{base_sha[:8]}` ({base}) → `{head_sha[:8]}` ({head}), factor {factor}, "
-        f"machine `{machine}`\n\n"
-        f"{changed or 'No benchmark changed beyond the factor.'}\n\n"
-        f"<details><summary>All benchmarks</summary>\n\n{everything}\n\n</details>\n"
-    )
-    print(f"pr_gate: {verdict}")
-    return status
+def slower_benchmarks(table: str, units: dict[str, str]) -> list[str]:
+    """The benchmarks an ``asv compare`` table shows as slower beyond the factor: marked
+    ``+`` (value rose) for times and sizes, ``-`` (value fell) for rates."""
+    names = set()
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0] in ("+", "-"):
+            name = cells[4].split("(", 1)[0]
+            if (cells[0] == "-") == is_rate(units.get(name, "")):
+                names.add(name)
+    return sorted(names)
+
+
+def without_bench_selection(asv_args: list[str]) -> list[str]:
+    """``asv_args`` less any ``--bench``/``-b``: asv ORs repeated selections together."""
+    kept, skip_next = [], False
+    for arg in asv_args:
+        if skip_next:
+            skip_next = False
+        elif arg in ("--bench", "-b"):
+            skip_next = True
+        elif not arg.startswith(("--bench=", "-b=")):
+            kept.append(arg)
+    return kept
+
+
+class Gate:
+    """One base/head comparison on one asv machine."""
+
+    def __init__(self, repo: Path, base: str, head: str, factor: float, machine: str):
+        self.repo, self.factor, self.machine = repo, factor, machine
+        self.base, self.head = (
+            git("rev-parse", "--verify", f"{name}^{{commit}}", cwd=repo) for name in (base, head)
+        )
+
+    def continuous(self, *asv_args: str) -> int:
+        """asv continuous's exit status: 0 or 1 measured (its 1 ignores rates' direction),
+        2 a benchmark failed, anything else asv failed."""
+        done = asv(
+            "continuous",
+            "--split",
+            "--interleave-rounds",
+            "--factor",
+            str(self.factor),
+            "--machine",
+            self.machine,
+            *asv_args,
+            self.base,
+            self.head,
+            cwd=self.repo,
+        )
+        return done.returncode
+
+    def compare(self, *extra: str) -> str:
+        done = asv(
+            "compare",
+            "--split",
+            "--factor",
+            str(self.factor),
+            "--machine",
+            self.machine,
+            *extra,
+            self.base,
+            self.head,
+            cwd=self.repo,
+            capture=True,
+        )
+        if done.returncode != 0:
+            raise ToolError(f"asv compare failed: {done.stderr.strip()[-300:]}")
+        return done.stdout.strip()
+
+    def slower(self) -> list[str]:
+        benchmarks = json.loads((self.repo / RESULTS_DIR / "benchmarks.json").read_text())
+        units = {name: b.get("unit", "") for name, b in benchmarks.items() if name != "version"}
+        return slower_benchmarks(self.compare("--only-changed"), units)
+
+    def decide(self, first_pass: int, asv_args: list[str], confirmed: bool):
+        """The verdict after a first ``continuous`` pass exited ``first_pass``; and the
+        first pass's changes when a confirming pass replaced them."""
+        if first_pass not in (0, 1, 2):
+            return 3, ""
+        slower = self.slower()
+        if first_pass == 2 or not slower or not confirmed:
+            return (2 if first_pass == 2 else int(bool(slower))), ""
+        first_changes = self.compare("--only-changed")
+        print(
+            f"pr_gate: {len(slower)} benchmarks slower; measuring them again to confirm", flush=True
+        )
+        selection = "|".join(rf"^{re.escape(name)}(\(|$)" for name in slower)
+        second_pass = self.continuous(*without_bench_selection(asv_args), "--bench", selection)
+        if second_pass not in (0, 1, 2):
+            return 3, first_changes
+        if second_pass == 2:
+            return 2, first_changes
+        return int(bool(set(self.slower()) & set(slower))), first_changes
 
 
 def main() -> int:
@@ -94,13 +157,38 @@ def main() -> int:
         default=DEFAULT_FACTOR,
         help=f"slowdown ratio that fails the gate (default {DEFAULT_FACTOR})",
     )
+    parser.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="fail on the first pass, without measuring slower benchmarks again",
+    )
     parser.add_argument("--machine", default="pr-gate", help="asv machine name")
     parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.factor <= 1.0:
         raise ToolError(f"--factor must be above 1.0, got {args.factor}")
     repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
-    return gate(repo, args.base, args.head, args.factor, args.machine, args.asv_args)
+    gate = Gate(repo, args.base, args.head, args.factor, args.machine)
+    register_machine(args.machine, repo)
+    status, first_changes = gate.decide(
+        gate.continuous(*args.asv_args), args.asv_args, confirmed=not args.no_confirm
+    )
+    sections = [
+        f"## Benchmarks: {VERDICTS[status]}",
+        f"`{gate.base[:8]}` ({args.base}) → `{gate.head[:8]}` ({args.head}), "
+        f"factor {args.factor}, machine `{args.machine}`. asv marks `+` for a value that "
+        "rose and `-` for one that fell; for GFLOP/s and GB/s a fall is the slowdown.",
+    ]
+    if status != 3:
+        sections.append(gate.compare("--only-changed") or "No benchmark changed beyond the factor.")
+        if first_changes:
+            sections.append(f"First pass, before confirming:\n\n{first_changes}")
+        sections.append(
+            f"<details><summary>All benchmarks</summary>\n\n{gate.compare()}\n\n</details>"
+        )
+    write_summary("\n\n".join(sections) + "\n")
+    print(f"pr_gate: {VERDICTS[status]}")
+    return status
 
 
 if __name__ == "__main__":
