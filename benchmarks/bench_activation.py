@@ -13,6 +13,15 @@ class Gelu(OpBenchmark):
     def time_gelu(self, device, dtype, shape, variant):
         self.call()
 
+    def track_gbps(self, device, dtype, shape, variant):
+        return self.measure_gbytes_per_second()
+
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_bandwidth()
+
+    track_gbps.unit = "GB/s"
+    track_percent_of_peak.unit = "% of peak"
+
 
 class Silu(OpBenchmark):
     op = "silu"
@@ -21,3 +30,12 @@ class Silu(OpBenchmark):
 
     def time_silu(self, device, dtype, shape, variant):
         self.call()
+
+    def track_gbps(self, device, dtype, shape, variant):
+        return self.measure_gbytes_per_second()
+
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_bandwidth()
+
+    track_gbps.unit = "GB/s"
+    track_percent_of_peak.unit = "% of peak"

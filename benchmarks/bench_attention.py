@@ -20,3 +20,8 @@ class CausalAttention(OpBenchmark):
     def peakmem_attention(self, device, dtype, shape, variant):
         # Process memory: on the CPU, naive's (L, L) score matrices show up here.
         self.call()
+
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_flops()
+
+    track_percent_of_peak.unit = "% of peak"

@@ -22,3 +22,8 @@ class Linear(OpBenchmark):
         return self.measure_gflops()
 
     track_gflops.unit = "GFLOP/s"
+
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_flops()
+
+    track_percent_of_peak.unit = "% of peak"

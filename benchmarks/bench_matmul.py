@@ -1,6 +1,7 @@
-"""Matrix products: torch.mm vs torch.matmul vs torch.einsum, and batched products."""
+"""Matrix products: torch.mm vs torch.matmul vs torch.einsum, batched products, and float32
+with TF32 off and on (CUDA)."""
 
-from .harness import DEVICES, OpBenchmark
+from .harness import DEVICES, OpBenchmark, TF32Switch
 
 
 class MatMul(OpBenchmark):
@@ -21,6 +22,11 @@ class MatMul(OpBenchmark):
 
     track_gflops.unit = "GFLOP/s"
 
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_flops()
+
+    track_percent_of_peak.unit = "% of peak"
+
 
 class BatchedMatMul(OpBenchmark):
     op = "bmm"
@@ -34,3 +40,28 @@ class BatchedMatMul(OpBenchmark):
         return self.measure_gflops()
 
     track_gflops.unit = "GFLOP/s"
+
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_flops()
+
+    track_percent_of_peak.unit = "% of peak"
+
+
+class MatMulTF32(TF32Switch, OpBenchmark):
+    op = "matmul"
+    variant = "mm"
+    params = [DEVICES, [(4096, 4096, 4096)], ["off", "on"]]
+    param_names = ["device", "shape", "tf32"]
+
+    def time_matmul(self, device, shape, tf32):
+        self.call()
+
+    def track_gflops(self, device, shape, tf32):
+        return self.measure_gflops()
+
+    track_gflops.unit = "GFLOP/s"
+
+    def track_percent_of_peak(self, device, shape, tf32):
+        return self.measure_percent_of_peak_flops()
+
+    track_percent_of_peak.unit = "% of peak"

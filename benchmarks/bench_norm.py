@@ -17,6 +17,15 @@ class LayerNorm(OpBenchmark):
         # The manual form keeps full-size intermediates alive; the fused kernel does not.
         self.call()
 
+    def track_gbps(self, device, dtype, shape, variant):
+        return self.measure_gbytes_per_second()
+
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_bandwidth()
+
+    track_gbps.unit = "GB/s"
+    track_percent_of_peak.unit = "% of peak"
+
 
 class RMSNorm(OpBenchmark):
     op = "rms_norm"
@@ -28,3 +37,12 @@ class RMSNorm(OpBenchmark):
 
     def peakmem_rms_norm(self, device, dtype, shape, variant):
         self.call()
+
+    def track_gbps(self, device, dtype, shape, variant):
+        return self.measure_gbytes_per_second()
+
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_bandwidth()
+
+    track_gbps.unit = "GB/s"
+    track_percent_of_peak.unit = "% of peak"

@@ -16,6 +16,15 @@ class Softmax(OpBenchmark):
     def peakmem_softmax(self, device, dtype, shape, variant):
         self.call()
 
+    def track_gbps(self, device, dtype, shape, variant):
+        return self.measure_gbytes_per_second()
+
+    def track_percent_of_peak(self, device, dtype, shape, variant):
+        return self.measure_percent_of_peak_bandwidth()
+
+    track_gbps.unit = "GB/s"
+    track_percent_of_peak.unit = "% of peak"
+
 
 class LogSumExp(OpBenchmark):
     op = "logsumexp"

@@ -20,9 +20,12 @@ suite in a parent process that later forks, and CUDA cannot survive a fork.
 
 from __future__ import annotations
 
+import abc
 import contextlib
+import dataclasses
 import gc
 import os
+import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -105,6 +108,9 @@ class Device:
     name = ""
     # Where the case's tensors are placed; tests point a fake CUDA device at the CPU.
     tensor_device = ""
+    # Whether the device keeps its own clock and allocator statistics: what the device
+    # tracks (device time, launch time, sync cost, peak device memory) read.
+    has_device_clock = False
 
     def unavailable_reason(self) -> str | None:
         """None when usable; otherwise why not, for the skip message."""
@@ -115,6 +121,29 @@ class Device:
 
     def release_memory(self) -> None:
         gc.collect()
+
+    def device_seconds(
+        self, call: Callable[[], Any], reps: int, before_each: Callable[[], Any] | None = None
+    ) -> list[float]:
+        """Seconds of device work in each of ``reps`` calls, by the device's clock;
+        ``before_each`` runs before each call, outside the timed interval."""
+        raise NotImplementedError(f"{self.name} has no device clock")
+
+    def flush_l2(self) -> None:
+        """Evict the device's L2 cache, so that the next call reads its inputs from memory."""
+        raise NotImplementedError(f"{self.name} has no device cache to flush")
+
+    def launch_seconds(self, call: Callable[[], Any], reps: int) -> float:
+        """Host seconds to issue one call, not waiting for the device to run it."""
+        raise NotImplementedError(f"{self.name} has no device queue")
+
+    def sync_seconds(self, reps: int) -> list[float]:
+        """Host seconds of each of ``reps`` synchronizes of an idle device."""
+        raise NotImplementedError(f"{self.name} has no device queue")
+
+    def peak_memory_bytes(self, call: Callable[[], Any]) -> int:
+        """Device memory one call takes at its peak, beyond what was allocated before."""
+        raise NotImplementedError(f"{self.name} keeps no allocator statistics")
 
 
 class CpuDevice(Device):
@@ -133,6 +162,8 @@ class CudaDevice(Device):
             return "no CUDA device on this machine (or torch is a CPU build)"
         return None
 
+    has_device_clock = True
+
     def synchronize(self) -> None:
         torch.cuda.synchronize()
 
@@ -140,6 +171,65 @@ class CudaDevice(Device):
         gc.collect()
         if torch.cuda.is_initialized():
             torch.cuda.empty_cache()
+
+    def device_seconds(
+        self, call: Callable[[], Any], reps: int, before_each: Callable[[], Any] | None = None
+    ) -> list[float]:
+        # An event pair around each call and one synchronize after all of them: the host
+        # never waits in between, so the stream runs the calls back to back and each
+        # pair times one call's kernels, not the launch gaps a per-call sync would add.
+        pairs = [
+            (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+            for _ in range(reps)
+        ]
+        for start, end in pairs:
+            if before_each is not None:
+                before_each()
+            start.record()
+            call()
+            end.record()
+        torch.cuda.synchronize()
+        return [start.elapsed_time(end) / 1e3 for start, end in pairs]
+
+    _l2_flush_buffer: torch.Tensor | None = None
+
+    def flush_l2(self) -> None:
+        # As triton's do_bench: writing a buffer the size of L2 evicts what the previous
+        # call left there. Allocated on first use, once per process.
+        if CudaDevice._l2_flush_buffer is None:
+            size = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+            CudaDevice._l2_flush_buffer = torch.empty(
+                max(size, 1), dtype=torch.int8, device=self.tensor_device
+            )
+        CudaDevice._l2_flush_buffer.zero_()
+
+    def launch_seconds(self, call: Callable[[], Any], reps: int) -> float:
+        torch.cuda.synchronize()
+        begun = time.perf_counter()
+        for _ in range(reps):
+            call()
+        issued = time.perf_counter() - begun
+        torch.cuda.synchronize()
+        return issued / reps
+
+    def sync_seconds(self, reps: int) -> list[float]:
+        torch.cuda.synchronize()
+        spent = []
+        for _ in range(reps):
+            begun = time.perf_counter()
+            torch.cuda.synchronize()
+            spent.append(time.perf_counter() - begun)
+        return spent
+
+    def peak_memory_bytes(self, call: Callable[[], Any]) -> int:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        result = call()
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated()
+        del result
+        return peak - before
 
 
 _DEVICES: dict[str, Device] = {"cpu": CpuDevice(), "cuda": CudaDevice()}
@@ -266,13 +356,13 @@ def prepare(
     return Prepared(case, call, target, warmed)
 
 
-def measure_seconds(prepared: Prepared, threads: int, min_run_time: float = 0.2) -> float:
+def measure_seconds(call: Callable[[], Any], threads: int, min_run_time: float = 0.2) -> float:
     """Median seconds per call, by torch.utils.benchmark's blocked_autorange.
 
     Used by ``track_`` benchmarks, which must time themselves. Timer syncs the
     accelerator around each block, so the interval holds the device work.
     """
-    timer = Timer(stmt="call()", globals={"call": prepared.call}, num_threads=threads)
+    timer = Timer(stmt="call()", globals={"call": call}, num_threads=threads)
     return timer.blocked_autorange(min_run_time=min_run_time).median
 
 
@@ -307,8 +397,9 @@ class OpBenchmark:
 
     def setup(self, *params: Any) -> None:
         named = dict(zip(self.param_names, params, strict=True))
+        wanted = self.controls_for(named)
         self._controls = contextlib.ExitStack()
-        self.controls = self._controls.enter_context(controlled(controls_from_env()))
+        self.controls = self._controls.enter_context(controlled(wanted))
         try:
             self.prepared = self._prepare(named)
         except BaseException:
@@ -316,6 +407,10 @@ class OpBenchmark:
             raise
         self.device = self.prepared.device
         self.call = self.prepared.call
+
+    def controls_for(self, named: dict[str, Any]) -> Controls:
+        """The controls this case runs under: the environment's, unless a param sets one."""
+        return controls_from_env()
 
     def _prepare(self, named: dict[str, Any]) -> Prepared:
         spec = dict(
@@ -340,17 +435,135 @@ class OpBenchmark:
 
     def measure_gflops(self) -> float:
         seconds = measure_seconds(
-            self.prepared, self.controls.threads, self.throughput_min_run_time
+            self.prepared.call, self.controls.threads, self.throughput_min_run_time
         )
         return self.prepared.case.flops / seconds / 1e9
 
     def measure_gbytes_per_second(self) -> float:
         seconds = measure_seconds(
-            self.prepared, self.controls.threads, self.throughput_min_run_time
+            self.prepared.call, self.controls.threads, self.throughput_min_run_time
         )
         return self.prepared.case.bytes_moved / seconds / 1e9
 
+    def measure_percent_of_peak_flops(self) -> float:
+        """Achieved FLOP/s as a percentage of this machine's measured matmul peak for
+        the case's dtype (:func:`peak_matmul_gflops`), for compute-bound ops."""
+        peak = peak_matmul_gflops(self.prepared.device, self.prepared.case.dtype, self.controls)
+        return 100.0 * self.measure_gflops() / peak
+
+    def measure_percent_of_peak_bandwidth(self) -> float:
+        """Achieved bytes/s as a percentage of this machine's measured copy bandwidth
+        (:func:`peak_copy_gbps`), for memory-bound ops."""
+        peak = peak_copy_gbps(self.prepared.device, self.controls)
+        return 100.0 * self.measure_gbytes_per_second() / peak
+
+
+# ---------------------------------------------------------------- calibration
+# What "% of peak" divides by: this machine's own best matmul and copy, measured with
+# the same timer, threads and TF32 setting as the op, not a datasheet's figure (which a
+# 1-thread CPU run or a clock-limited GPU never reaches). Measured once per process.
+
+CALIBRATION_MATMUL = {"cpu": 1024, "cuda": 8192}  # n of an n x n x n product
+CALIBRATION_COPY_BYTES = {"cpu": 64 * 2**20, "cuda": 1024 * 2**20}
+CALIBRATION_MIN_RUN_TIME = 0.2
+_calibrated: dict[tuple, float] = {}
+
+
+def peak_matmul_gflops(device: Device, dtype: str, controls: Controls) -> float:
+    key = ("matmul", device.name, dtype, controls)
+    if key not in _calibrated:
+        n = CALIBRATION_MATMUL[device.name]
+        product = prepare("matmul", "mm", device=device.name, shape=(n, n, n), dtype=dtype)
+        seconds = measure_seconds(product.call, controls.threads, CALIBRATION_MIN_RUN_TIME)
+        _calibrated[key] = product.case.flops / seconds / 1e9
+    return _calibrated[key]
+
+
+def peak_copy_gbps(device: Device, controls: Controls) -> float:
+    """A device-to-device (or RAM-to-RAM) copy, counting bytes read and written."""
+    key = ("copy", device.name, controls)
+    if key not in _calibrated:
+        size = CALIBRATION_COPY_BYTES[device.name]
+        source = torch.empty(size, dtype=torch.uint8, device=device.tensor_device).random_()
+        target = torch.empty_like(source)
+        warm_up(lambda: target.copy_(source), device.synchronize)
+        copy_seconds = measure_seconds(
+            lambda: target.copy_(source), controls.threads, CALIBRATION_MIN_RUN_TIME
+        )
+        _calibrated[key] = 2 * size / copy_seconds / 1e9
+    return _calibrated[key]
+
+
+class TF32Switch:
+    """Mixin for float32 matmul and conv: a ``tf32`` param, "off" (every other suite's
+    setting) or "on", so the history shows what TF32 tensor cores buy next to the
+    float32 figure. TF32 is a CUDA setting; the CPU rows skip."""
+
+    def controls_for(self, named: dict[str, Any]) -> Controls:
+        if not get_device(named["device"]).has_device_clock:
+            raise NotImplementedError(
+                f"TF32 is a CUDA tensor-core mode; {named['device']} has none"
+            )
+        return dataclasses.replace(controls_from_env(), allow_tf32=named["tf32"] == "on")
+
+
+class DeviceTracks(OpBenchmark, abc.ABC):
+    """Device-side tracks of an op, read from the accelerator itself. A suite subclasses
+    it with ``op``, ``params`` and ``param_names`` and nothing else.
+
+    - ``track_device_time``: the median of ``device_reps`` CUDA-event pairs, one around
+      each call, all read after one final synchronize. It is the GPU's own time for the
+      kernels without the host's launch cost, so for ops well above launch overhead
+      (about 1 ms and up) it agrees with the sync-wrapped ``time_*`` of the suites, and
+      for small ops it is lower: there ``time_*`` measures launches, this the kernels;
+    - ``track_device_time_cold_l2``: the same with L2 flushed before each call (as
+      triton's ``do_bench``), so the inputs come from device memory: the figure for an
+      op whose inputs were just evicted by other work, next to the warm one above;
+    - ``track_launch_time``: host seconds to issue one call without waiting for it;
+    - ``track_peak_device_memory``: ``max_memory_allocated`` after
+      ``reset_peak_memory_stats``, less what was allocated before the call (inputs left
+      out, outputs and intermediates in).
+
+    The CPU has no device clock, so on ``cpu`` setup skips before building any inputs.
+    Abstract (``op`` unset) so that asv does not collect this base itself.
+    """
+
+    device_reps = 50
+    launch_reps = 20
+
+    @property
+    @abc.abstractmethod
+    def op(self) -> str:
+        """The tensorops op; a subclass sets it as a class attribute."""
+
+    def setup(self, *params: Any) -> None:
+        named = dict(zip(self.param_names, params, strict=True))
+        if not get_device(named["device"]).has_device_clock:
+            raise NotImplementedError(
+                f"device tracks read an accelerator's clock and allocator; {named['device']} "
+                "has neither (its time_* and peakmem_* rows are the CPU's figures)"
+            )
+        super().setup(*params)
+
+    def track_device_time(self, *params: Any) -> float:
+        return statistics.median(self.device.device_seconds(self.call, self.device_reps))
+
+    def track_device_time_cold_l2(self, *params: Any) -> float:
+        spent = self.device.device_seconds(self.call, self.device_reps, self.device.flush_l2)
+        return statistics.median(spent)
+
+    def track_launch_time(self, *params: Any) -> float:
+        return self.device.launch_seconds(self.call, self.launch_reps)
+
+    def track_peak_device_memory(self, *params: Any) -> float:
+        return float(self.device.peak_memory_bytes(self.call))
+
+    track_device_time.unit = track_device_time_cold_l2.unit = track_launch_time.unit = "seconds"
+    track_peak_device_memory.unit = "bytes"
+
 
 def drop_cache() -> None:
-    """Forget the prepared case kept between setups (tests call this between cases)."""
+    """Forget the prepared case kept between setups and the calibration (tests call this
+    between cases)."""
     OpBenchmark._cache.clear()
+    _calibrated.clear()

@@ -6,6 +6,7 @@ test_pr_gate_bisect.py."""
 from __future__ import annotations
 
 import json
+import platform
 import re
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 
 from tools import bisect_slowdown as bisect
 from tools import nightly, pr_gate, publish
-from tools.common import ToolError, machine_result_files
+from tools.common import ToolError, machine_result_files, register_machine
 
 from .conftest import REPO_ROOT
 from .project_repo import ProjectRepo, isolated_env
@@ -47,6 +48,17 @@ def test_nightly_picks_the_newest_unbenchmarked_commits_up_to_the_limit(small_re
     picked = nightly.commits_to_run(small_repo.path, "m", "HEAD", 3)
     assert picked == [newest_first[1], newest_first[3], newest_first[4]]
     assert nightly.commits_to_run(small_repo.path, "other-machine", "HEAD", 1) == [newest_first[0]]
+
+
+def test_the_machine_is_described_in_full_with_stable_graph_keys(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    register_machine("gha-cpu")
+    described = json.loads((tmp_path / ".asv-machine.json").read_text())["gha-cpu"]
+    assert set(described) == {"machine", "arch", "cpu", "num_cpu", "os", "ram"}
+    assert described["machine"] == "gha-cpu" and described["cpu"]
+    # No kernel version, no byte count: those change between runner images.
+    assert described["os"] == platform.system()
+    assert re.fullmatch(r"\d+GB", described["ram"])
 
 
 def test_a_corrupt_result_file_is_named(tmp_path):
@@ -108,6 +120,7 @@ COMPARE_TABLE = """\
 | +        | 100M                         | 150M                      |    1.50 | bench_norm.RMSNorm.peakmem_rms_norm                      |
 | -        | 150                          | 100                       |    0.67 | bench_matmul.MatMul.track_gflops('cpu', (64, 64, 64))    |
 | +        | 10.0                         | 20.0                      |    2.00 | bench_movement.HostToDevice.track_gbps('cuda', 'to')     |
+| -        | 80.0                         | 40.0                      |    0.50 | bench_norm.LayerNorm.track_percent_of_peak('cpu', 'manual') |
 """  # noqa: E501
 
 
@@ -118,12 +131,14 @@ def test_pr_gate_reads_slowdowns_from_asv_compare_with_rates_reversed():
         "bench_matmul.MatMul.track_gflops": "GFLOP/s",
         "bench_movement.HostToDevice.track_gbps": "GB/s",
         "bench_norm.RMSNorm.peakmem_rms_norm": "bytes",
+        "bench_norm.LayerNorm.track_percent_of_peak": "% of peak",
     }
     # asv marks a rise "+", a fall "-": a faster matmul is "-", a rate that fell is "-"
     # and a slowdown, a rate that rose is "+" and not one.
     assert pr_gate.slower_benchmarks(COMPARE_TABLE, units) == [
         "bench_activation.Silu.time_silu",
         "bench_matmul.MatMul.track_gflops",
+        "bench_norm.LayerNorm.track_percent_of_peak",
         "bench_norm.RMSNorm.peakmem_rms_norm",
     ]
     assert pr_gate.slower_benchmarks("No benchmark changed.", units) == []

@@ -8,6 +8,7 @@ About four minutes on 2 cores: asv builds and benchmarks one small benchmark per
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -171,6 +172,13 @@ def test_first_run_benchmarks_every_commit_and_pushes(world, first_night):
     _, _, remote, repo = world
     assert remote.result_commits("m1") == short(repo.git("rev-list", "main").split())
     assert {"benchmarks.json", "m1/machine.json", "m1/manifest.txt"} <= set(first_night[1])
+
+
+def test_the_machine_file_describes_the_hardware(world, first_night):
+    _, _, remote, _ = world
+    described = json.loads(remote.git("show", f"{BRANCH}:m1/machine.json"))
+    assert described["machine"] == "m1"
+    assert described["cpu"] and described["num_cpu"] and described["arch"]
 
 
 def test_manifest_records_the_environment(world, first_night):

@@ -18,7 +18,23 @@ from .conftest import REPO_ROOT
 from .suites import benchmark_classes, benchmark_methods, combinations, suite_modules
 
 # Suites whose CPU rows skip by design, and the reason they must give.
-CPU_SKIPS = {"HostToDevice": "accelerator", "DeviceToHost": "accelerator"}
+CPU_SKIPS = {
+    "bench_movement.HostToDevice": "accelerator",
+    "bench_movement.DeviceToHost": "accelerator",
+    "bench_matmul.MatMulTF32": "TF32 is a CUDA tensor-core mode",
+    "bench_conv.Conv2dTF32": "TF32 is a CUDA tensor-core mode",
+    "bench_device.Synchronize": "cpu has no device queue",
+    **{
+        f"bench_device.{cls.__name__}": "device tracks read an accelerator's clock"
+        for cls in benchmark_classes()
+        if issubclass(cls, harness.DeviceTracks)
+    },
+}
+UNITS = ("GFLOP/s", "GB/s", "% of peak", "seconds", "bytes")
+
+
+def qualified(cls: type) -> str:
+    return f"{cls.__module__.split('.')[-1]}.{cls.__name__}"
 
 
 def test_there_are_at_least_eight_suite_modules_with_benchmarks():
@@ -27,19 +43,23 @@ def test_there_are_at_least_eight_suite_modules_with_benchmarks():
     assert modules == {module.__name__ for module in suite_modules()}
 
 
-@pytest.mark.parametrize("cls", list(benchmark_classes()), ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", list(benchmark_classes()), ids=qualified)
 def test_signatures_mirror_param_names(cls):
     assert cls.param_names[0] == "device"
     assert cls.params[0] == harness.DEVICES
     assert len(cls.params) == len(cls.param_names)
     for name in benchmark_methods(cls):
-        parameters = list(inspect.signature(getattr(cls, name)).parameters)
+        method = getattr(cls, name)
+        if method.__qualname__.startswith("DeviceTracks."):
+            continue  # harness.DeviceTracks's tracks take *params, for every suite alike
+        parameters = list(inspect.signature(method).parameters)
         assert parameters == ["self", *cls.param_names], f"{cls.__name__}.{name}"
 
 
 @pytest.fixture(autouse=True)
 def quick_tracks(monkeypatch):
     monkeypatch.setattr(harness.OpBenchmark, "throughput_min_run_time", 0.01)
+    monkeypatch.setattr(harness, "CALIBRATION_MIN_RUN_TIME", 0.01)
     monkeypatch.delenv(harness.THREADS_ENV, raising=False)
     harness.drop_cache()
     yield
@@ -59,7 +79,7 @@ def test_every_benchmark_runs_once_or_skips_with_reason(combination):
             if device == "cuda" and not torch.cuda.is_available():
                 assert "no CUDA device" in reason
             else:
-                assert CPU_SKIPS.get(combination.cls.__name__, "<runs>") in reason, reason
+                assert CPU_SKIPS.get(qualified(combination.cls), "<runs>") in reason, reason
             assert torch.get_num_threads() == threads_before
             continue
         try:
@@ -67,7 +87,7 @@ def test_every_benchmark_runs_once_or_skips_with_reason(combination):
             result = getattr(bench, name)(*combination.params)
             if name.startswith("track_"):
                 assert isinstance(result, float) and math.isfinite(result) and result > 0
-                assert getattr(bench, name).unit in ("GFLOP/s", "GB/s")
+                assert getattr(bench, name).unit in UNITS
             else:
                 assert result is None
         finally:

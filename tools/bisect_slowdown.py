@@ -156,7 +156,7 @@ def main() -> int:
     )
     benchmark = resolve_benchmark(args.benchmark, benchmark_names(repo))
     spec, commits = find_range(repo, good, bad)
-    register_machine(args.machine, repo)
+    register_machine(args.machine)
     short = run_find(repo, args, spec, benchmark)
     oldest_first = commits[::-1]
     (index,) = [i for i, commit in enumerate(oldest_first) if commit.startswith(short)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -57,11 +58,22 @@ def git(*args: str, cwd: Path, check: bool = True) -> str:
     return done.stdout.strip()
 
 
-def register_machine(name: str, cwd: Path) -> None:
-    """`asv machine --yes` with a stable name, so results from every run line up."""
-    done = asv("machine", "--machine", name, "--yes", cwd=cwd, capture=True)
-    if done.returncode != 0:
-        raise ToolError(f"asv machine --machine {name} failed: {done.stderr.strip()}")
+def register_machine(name: str) -> None:
+    """Describe this machine to asv under a stable name, so results from every run line up.
+
+    Written with asv's own API because ``asv machine --machine NAME --yes`` saves only the
+    fields that differ from its defaults, leaving the CPU, core count and architecture
+    out of the results. Two fields are made stable: asv keys each graph by them, and the
+    kernel version in its default ``os`` and the exact byte count in ``ram`` change
+    between CI runner images of the same kind, which would split one machine's history
+    into many graphs. (The nightly's manifest records the kernel.)
+    """
+    from asv.machine import Machine, MachineCollection
+
+    described = {**Machine.get_defaults(), "machine": name}
+    described["os"] = platform.system()
+    described["ram"] = f"{round(int(described['ram']) / 2**30)}GB"
+    MachineCollection.save(name, described)
 
 
 def read_result_file(path: Path) -> dict:

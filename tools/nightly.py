@@ -89,7 +89,7 @@ def write_manifest(repo: Path, machine: str) -> None:
 def nightly(args: argparse.Namespace, repo: Path) -> int:
     branch = ResultsBranch(repo, args.remote, args.branch)
     branch.check_out()
-    register_machine(args.machine, repo)
+    register_machine(args.machine)
     commits = commits_to_run(repo, args.machine, args.ref, args.max_commits)
     failed = False
     if not commits:

@@ -111,7 +111,7 @@ def measure(runs: int, factor: float, bench: str | None, workdir: Path):
         "no-op",
         cwd=repo,
     )
-    register_machine(MACHINE, repo)
+    register_machine(MACHINE)
     gate = Gate(repo, "HEAD~1", "HEAD", factor, MACHINE)
     selection = ["--bench", bench] if bench else []
     rows, verdicts = [], []

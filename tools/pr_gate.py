@@ -6,7 +6,8 @@
 Runs ``asv continuous --split --interleave-rounds`` (both commits measured in alternating
 rounds, so drift on a shared runner hits both alike) and reads ``asv compare --split`` for
 benchmarks that got slower by more than the factor. asv reads every value as lower is
-better, so a rate (GFLOP/s, GB/s) that *drops* is the slowdown, and one that rises is not.
+better, so a rate (GFLOP/s, GB/s, % of peak) that *drops* is the slowdown, and one that
+rises is not.
 What the first pass flags is measured again the same way, and only a slowdown that
 reproduces fails the gate: a no-op comparison on a 2-core runner flags a few noisy
 benchmarks by chance; a real slowdown flags them twice (README, "Choosing the factor").
@@ -42,20 +43,21 @@ VERDICTS = {
 }
 
 
-def is_rate(unit: str) -> bool:
-    """Per-second units (GFLOP/s, GB/s): higher is better, unlike asv's assumption."""
-    return unit.endswith("/s")
+def higher_is_better(unit: str) -> bool:
+    """Rates (GFLOP/s, GB/s) and shares of the machine's peak ("% of peak"): unlike
+    asv's assumption, for these a higher value is the better one."""
+    return unit.endswith("/s") or unit.startswith("%")
 
 
 def slower_benchmarks(table: str, units: dict[str, str]) -> list[str]:
     """The benchmarks an ``asv compare`` table shows as slower beyond the factor: marked
-    ``+`` (value rose) for times and sizes, ``-`` (value fell) for rates."""
+    ``+`` (value rose) for times and sizes, ``-`` (value fell) for rates and shares."""
     names = set()
     for line in table.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) == 5 and cells[0] in ("+", "-"):
             name = cells[4].split("(", 1)[0]
-            if (cells[0] == "-") == is_rate(units.get(name, "")):
+            if (cells[0] == "-") == higher_is_better(units.get(name, "")):
                 names.add(name)
     return sorted(names)
 
@@ -169,7 +171,7 @@ def main() -> int:
         raise ToolError(f"--factor must be above 1.0, got {args.factor}")
     repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
     gate = Gate(repo, args.base, args.head, args.factor, args.machine)
-    register_machine(args.machine, repo)
+    register_machine(args.machine)
     status, first_changes = gate.decide(
         gate.continuous(*args.asv_args), args.asv_args, confirmed=not args.no_confirm
     )

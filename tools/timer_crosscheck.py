@@ -1,0 +1,181 @@
+"""Cross-check asv against torch.utils.benchmark: the same CPU ops, threads and inputs,
+timed by ``asv run`` (the harness's warm-up and timer, asv_runner's sampling) and by
+``Timer(...).blocked_autorange()`` side by side in one run. The ratios should be 1 within
+a few percent; a gross error in the harness (a missing division by ``number``, timing
+the warm-up) shows as a ratio far from 1.
+
+    python -m tools.timer_crosscheck [--min-run-time 1.0] [--case NAME ...]
+
+asv measures the working tree's tensorops in this interpreter (``-E existing``); the
+result file it writes under machine ``timer-crosscheck`` is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.common import RESULTS_DIR, ToolError, asv, git, register_machine, run_main
+
+MACHINE = "timer-crosscheck"
+
+
+@dataclass(frozen=True)
+class Case:
+    benchmark: str
+    params: tuple  # as the suite's params, device first
+    op: str
+    variant: str
+    shape: tuple
+    dtype: str = "float32"
+    layout: str = "contiguous"
+
+    @property
+    def label(self) -> str:
+        return f"{self.benchmark}{self.params}"
+
+    def selection(self) -> str:
+        """asv's --bench regex for exactly this parameter combination."""
+        return f"^{re.escape(self.benchmark)}\\({re.escape(', '.join(map(repr, self.params)))}\\)$"
+
+
+NLP = (32, 512, 768)
+# CPU ops of 100 µs or more at one thread on a 2-core machine.
+CASES = {
+    "matmul512": Case(
+        "bench_matmul.MatMul.time_matmul",
+        ("cpu", "float32", (512, 512, 512), "mm"),
+        "matmul",
+        "mm",
+        (512, 512, 512),
+    ),
+    "linear": Case(
+        "bench_linear.Linear.time_linear",
+        ("cpu", "float32", (32, 512, 768, 768), "functional"),
+        "linear",
+        "functional",
+        (32, 512, 768, 768),
+    ),
+    "conv_b1": Case(
+        "bench_conv.Conv2d.time_conv2d",
+        ("cpu", (1, 3, 224, 224, 64, 3), "channels_last", "functional"),
+        "conv2d",
+        "functional",
+        (1, 3, 224, 224, 64, 3),
+        layout="channels_last",
+    ),
+    "softmax": Case(
+        "bench_reduction.Softmax.time_softmax",
+        ("cpu", "float32", NLP, "functional"),
+        "softmax",
+        "functional",
+        NLP,
+    ),
+    "layer_norm": Case(
+        "bench_norm.LayerNorm.time_layer_norm",
+        ("cpu", "float32", NLP, "functional"),
+        "layer_norm",
+        "functional",
+        NLP,
+    ),
+    "gelu": Case(
+        "bench_activation.Gelu.time_gelu", ("cpu", "float32", NLP, "exact"), "gelu", "exact", NLP
+    ),
+}
+
+
+def asv_seconds(repo: Path, cases: list[Case]) -> dict[str, float]:
+    """asv's reported time per case, from one ``asv run`` over all of them."""
+    register_machine(MACHINE)
+    commit = git("rev-parse", "HEAD", cwd=repo)
+    selection = [arg for case in cases for arg in ("--bench", case.selection())]
+    done = asv(
+        "run",
+        "--machine",
+        MACHINE,
+        "-E",
+        f"existing:{sys.executable}",
+        "--set-commit-hash",
+        commit,
+        *selection,
+        cwd=repo,
+    )
+    if done.returncode != 0:
+        raise ToolError(f"asv run exited {done.returncode}")
+    measured = {}
+    for path in (repo / RESULTS_DIR / MACHINE).glob(f"{commit[:8]}-*.json"):
+        data = json.loads(path.read_text())
+        path.unlink()
+        for case in cases:
+            row = dict(zip(data["result_columns"], data["results"][case.benchmark], strict=False))
+            combos = [tuple(combo) for combo in itertools.product(*row["params"])]
+            measured[case.label] = row["result"][combos.index(tuple(map(repr, case.params)))]
+    return measured
+
+
+def timer_seconds(case: Case, min_run_time: float) -> float:
+    """torch.utils.benchmark's median for the same case, threads and seeded inputs."""
+    from torch.utils.benchmark import Timer
+
+    from benchmarks.harness import controlled, controls_from_env, prepare
+
+    with controlled(controls_from_env()) as controls:
+        prepared = prepare(
+            case.op,
+            case.variant,
+            device="cpu",
+            shape=case.shape,
+            dtype=case.dtype,
+            layout=case.layout,
+        )
+        timer = Timer("call()", globals={"call": prepared.call}, num_threads=controls.threads)
+        return timer.blocked_autorange(min_run_time=min_run_time).median
+
+
+def crosscheck(repo: Path, names: list[str], min_run_time: float) -> list[dict]:
+    cases = [CASES[name] for name in names]
+    by_asv = asv_seconds(repo, cases)
+    rows = []
+    for name, case in zip(names, cases, strict=True):
+        by_timer = timer_seconds(case, min_run_time)
+        rows.append(
+            {
+                "case": name,
+                "asv": by_asv[case.label],
+                "timer": by_timer,
+                "ratio": by_asv[case.label] / by_timer,
+            }
+        )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--case", action="append", choices=sorted(CASES), help="a case to check (default: all)"
+    )
+    parser.add_argument(
+        "--min-run-time",
+        type=float,
+        default=1.0,
+        help="seconds of blocked_autorange per case (default 1.0)",
+    )
+    args = parser.parse_args()
+    repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
+    rows = crosscheck(repo, args.case or list(CASES), args.min_run_time)
+    print(f"{'case':<12} {'asv':>11} {'Timer':>11} {'asv/Timer':>9}")
+    for row in rows:
+        print(
+            f"{row['case']:<12} {row['asv'] * 1e3:9.3f}ms {row['timer'] * 1e3:9.3f}ms "
+            f"{row['ratio']:9.3f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    run_main("timer_crosscheck", main)
