@@ -135,13 +135,14 @@ def test_pr_gate_reads_slowdowns_from_asv_compare_with_rates_reversed():
     }
     # asv marks a rise "+", a fall "-": a faster matmul is "-", a rate that fell is "-"
     # and a slowdown, a rate that rose is "+" and not one.
-    assert pr_gate.slower_benchmarks(COMPARE_TABLE, units) == [
-        "bench_activation.Silu.time_silu",
-        "bench_matmul.MatMul.track_gflops",
-        "bench_norm.LayerNorm.track_percent_of_peak",
+    assert pr_gate.slower_rows(COMPARE_TABLE, units) == [
+        "bench_activation.Silu.time_silu('cpu', 'bfloat16', 'functional')",
+        "bench_activation.Silu.time_silu('cpu', 'float32', 'functional')",
+        "bench_matmul.MatMul.track_gflops('cpu', (64, 64, 64))",
+        "bench_norm.LayerNorm.track_percent_of_peak('cpu', 'manual')",
         "bench_norm.RMSNorm.peakmem_rms_norm",
     ]
-    assert pr_gate.slower_benchmarks("No benchmark changed.", units) == []
+    assert pr_gate.slower_rows("No benchmark changed.", units) == []
 
 
 def test_pr_gate_confirms_without_the_callers_selection():

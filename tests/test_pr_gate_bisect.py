@@ -20,10 +20,14 @@ from .project_repo import break_silu, isolated_env, make_project_repo, slow_down
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 BENCH = "bench_activation.Silu.time_silu"
+# The float32 rows only: silu's bfloat16 manual row on this 2-core machine sometimes runs
+# a whole process at a third of its speed (README, "Choosing the factor"), which the gate
+# confirms away but asv find, following the largest step of any row, could chase.
+FLOAT32_ROWS = rf"^{re.escape(BENCH)}\('cpu', 'float32'"
 
 
 def gate_args(base: str, head: str) -> list[str]:
-    return [base, head, "--", "--bench", BENCH]
+    return [base, head, "--", "--bench", FLOAT32_ROWS]
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +62,7 @@ def test_a_2x_slower_op_fails_with_the_regression_message(gate_repo):
         del repo.env["GITHUB_STEP_SUMMARY"]
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     # Flagged in the first pass, then measured again: a real slowdown reproduces.
-    assert "benchmarks slower; measuring them again to confirm" in done.stdout
+    assert "rows slower; measuring them again to confirm" in done.stdout
     assert f"pr_gate: {VERDICTS[1]}" in done.stdout
     text = summary.read_text()
     assert text.startswith(f"## Benchmarks: {VERDICTS[1]}")
@@ -81,7 +85,9 @@ def test_bisect_names_the_commit_that_planted_the_slowdown(tmp_path, shared_asv_
     guilty = repo.commit("silu computes twice", slow_down_silu)
     history += [guilty, repo.commit("commit 5"), repo.commit("commit 6")]
     assert len(repo.git("rev-list", "HEAD").split()) == 7
-    done = repo.tool("bisect_slowdown", history[0], history[-1], "Silu.time_silu")
+    done = repo.tool(
+        "bisect_slowdown", history[0], history[-1], "Silu.time_silu", "--params", "'float32'"
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"guilty commit: {guilty[:12]} 'silu computes twice'" in done.stdout
     (change,) = re.findall(
@@ -90,4 +96,4 @@ def test_bisect_names_the_commit_that_planted_the_slowdown(tmp_path, shared_asv_
         done.stdout,
     )
     params, ratio = change
-    assert "'functional'" in params and float(ratio) > 1.5
+    assert "'float32'" in params and "'functional'" in params and float(ratio) > 1.5

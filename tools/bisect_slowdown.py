@@ -1,13 +1,16 @@
 """Bisect a slowdown: which commit in GOOD..BAD made one benchmark slower?
 
-    python -m tools.bisect_slowdown GOOD BAD BENCHMARK [--machine bisect] [-- ASV OPTIONS]
+    python -m tools.bisect_slowdown GOOD BAD BENCHMARK [--params REGEX] [-- ASV OPTIONS]
 
 BENCHMARK is a full name (``bench_activation.Silu.time_silu``) or a regex that matches
 exactly one; otherwise the candidates are listed. ``asv find`` then bisects GOOD..BAD
 (GOOD included) on that benchmark, and the verdict names the guilty commit with its
 subject and the times before and after it, for the parameter combination that moved most.
+
 ``asv find`` assumes one step change in the range; a range with several, or noise larger
-than the step, can name the wrong commit.
+than the step, can name the wrong commit. It follows the largest step of any measured
+parameter combination, so a noisy combination elsewhere can mislead it: ``--params``
+narrows the benchmark to the combinations it matches, e.g. ``"'cpu', 'float32'"``.
 """
 
 from __future__ import annotations
@@ -92,7 +95,7 @@ def run_find(repo: Path, args: argparse.Namespace, spec: str, benchmark: str) ->
         *(["--invert"] if args.invert else []),
         *args.asv_args,
         spec,
-        f"^{re.escape(benchmark)}(\\(|$)",
+        f"^{re.escape(benchmark)}" + (rf"\(.*{args.params}" if args.params else r"(\(|$)"),
     ]
     lines = []
     with subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True) as process:
@@ -146,6 +149,7 @@ def main() -> int:
     parser.add_argument("bad", help="a later commit with it")
     parser.add_argument("benchmark", help="full benchmark name, or a regex matching one")
     parser.add_argument("--machine", default="bisect", help="asv machine name")
+    parser.add_argument("--params", help="regex of the parameter combinations to measure")
     parser.add_argument("--invert", action="store_true", help="look for a speed-up instead")
     parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()

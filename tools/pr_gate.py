@@ -49,17 +49,18 @@ def higher_is_better(unit: str) -> bool:
     return unit.endswith("/s") or unit.startswith("%")
 
 
-def slower_benchmarks(table: str, units: dict[str, str]) -> list[str]:
-    """The benchmarks an ``asv compare`` table shows as slower beyond the factor: marked
-    ``+`` (value rose) for times and sizes, ``-`` (value fell) for rates and shares."""
-    names = set()
+def slower_rows(table: str, units: dict[str, str]) -> list[str]:
+    """The rows (``name(params)``, as asv matches ``--bench``) an ``asv compare`` table
+    shows as slower beyond the factor: marked ``+`` (value rose) for times and sizes,
+    ``-`` (value fell) for rates and shares."""
+    rows = set()
     for line in table.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) == 5 and cells[0] in ("+", "-"):
             name = cells[4].split("(", 1)[0]
             if (cells[0] == "-") == higher_is_better(units.get(name, "")):
-                names.add(name)
-    return sorted(names)
+                rows.add(cells[4])
+    return sorted(rows)
 
 
 def without_bench_selection(asv_args: list[str]) -> list[str]:
@@ -123,7 +124,7 @@ class Gate:
     def slower(self) -> list[str]:
         benchmarks = json.loads((self.repo / RESULTS_DIR / "benchmarks.json").read_text())
         units = {name: b.get("unit", "") for name, b in benchmarks.items() if name != "version"}
-        return slower_benchmarks(self.compare("--only-changed"), units)
+        return slower_rows(self.compare("--only-changed"), units)
 
     def decide(self, first_pass: int, asv_args: list[str], confirmed: bool):
         """The verdict after a first ``continuous`` pass exited ``first_pass``; and the
@@ -134,10 +135,9 @@ class Gate:
         if first_pass == 2 or not slower or not confirmed:
             return (2 if first_pass == 2 else int(bool(slower))), ""
         first_changes = self.compare("--only-changed")
-        print(
-            f"pr_gate: {len(slower)} benchmarks slower; measuring them again to confirm", flush=True
-        )
-        selection = "|".join(rf"^{re.escape(name)}(\(|$)" for name in slower)
+        print(f"pr_gate: {len(slower)} rows slower; measuring them again to confirm", flush=True)
+        # Exactly the flagged rows; asv ORs --bench patterns, so the caller's is dropped.
+        selection = "|".join(rf"^{re.escape(row)}$" for row in slower)
         second_pass = self.continuous(*without_bench_selection(asv_args), "--bench", selection)
         if second_pass not in (0, 1, 2):
             return 3, first_changes
