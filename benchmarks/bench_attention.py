@@ -1,4 +1,5 @@
-"""Causal attention: naive softmax(QKᵀ/√d)V vs F.scaled_dot_product_attention."""
+"""Causal attention: naive softmax(QKᵀ/√d)V vs F.scaled_dot_product_attention; forward alone
+and forward plus backward."""
 
 from .harness import DEVICES, OpBenchmark
 
@@ -25,3 +26,15 @@ class CausalAttention(OpBenchmark):
         return self.measure_percent_of_peak_flops()
 
     track_percent_of_peak.unit = "% of peak"
+
+
+class CausalAttentionTraining(OpBenchmark):
+    """Forward and backward, as in a training step (harness.with_backward)."""
+
+    op = "attention"
+    backward = True
+    params = [DEVICES, ["float32", "bfloat16"], [(8, 12, 512, 64)], ["naive", "sdpa"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_forward_backward(self, device, dtype, shape, variant):
+        self.call()

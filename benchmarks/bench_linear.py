@@ -1,4 +1,5 @@
-"""Affine layers: F.linear vs matmul plus bias vs addmm, on the NLP shape [32, 512, 768]."""
+"""Affine layers: F.linear vs matmul plus bias vs addmm, on the NLP shape [32, 512, 768];
+forward alone and forward plus backward."""
 
 from .harness import DEVICES, OpBenchmark
 
@@ -27,3 +28,15 @@ class Linear(OpBenchmark):
         return self.measure_percent_of_peak_flops()
 
     track_percent_of_peak.unit = "% of peak"
+
+
+class LinearTraining(OpBenchmark):
+    """Forward and backward, as in a training step (harness.with_backward)."""
+
+    op = "linear"
+    backward = True
+    params = [DEVICES, ["float32", "bfloat16"], [NLP_PROJECTION], ["functional", "matmul_bias"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_forward_backward(self, device, dtype, shape, variant):
+        self.call()

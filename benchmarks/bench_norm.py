@@ -1,4 +1,5 @@
-"""Normalisation on the NLP shape [32, 512, 768]: manual formulas vs fused kernels."""
+"""Normalisation on the NLP shape [32, 512, 768]: manual formulas vs fused kernels;
+forward alone and forward plus backward."""
 
 from .harness import DEVICES, OpBenchmark
 
@@ -46,3 +47,27 @@ class RMSNorm(OpBenchmark):
 
     track_gbps.unit = "GB/s"
     track_percent_of_peak.unit = "% of peak"
+
+
+class LayerNormTraining(OpBenchmark):
+    """Forward and backward, as in a training step (harness.with_backward)."""
+
+    op = "layer_norm"
+    backward = True
+    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_forward_backward(self, device, dtype, shape, variant):
+        self.call()
+
+
+class RMSNormTraining(OpBenchmark):
+    """Forward and backward, as in a training step (harness.with_backward)."""
+
+    op = "rms_norm"
+    backward = True
+    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_forward_backward(self, device, dtype, shape, variant):
+        self.call()

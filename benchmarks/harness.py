@@ -26,6 +26,7 @@ import dataclasses
 import gc
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -323,12 +324,14 @@ def prepare(
     dtype: str = "float32",
     layout: str = "contiguous",
     seed: int = 0,
+    backward: bool = False,
 ) -> Prepared:
     """Resolve ``op``/``variant``, build seeded inputs on ``device`` and warm up.
 
-    Every reason the case cannot run here (no such device, a variant that does not
-    exist at this commit, a dtype or layout the variant does not support, device
-    out of memory) becomes asv's skip, a NotImplementedError saying why.
+    With ``backward``, one call is a training step's forward and backward
+    (:func:`with_backward`). Every reason the case cannot run here (no such device, a
+    variant that does not exist at this commit, a dtype or layout the variant does not
+    support, device out of memory) becomes asv's skip, a NotImplementedError saying why.
     """
     target = get_device(device)
     case_type, get_variant = _tensorops_api()
@@ -338,7 +341,8 @@ def prepare(
         case = case_type(
             op, shape, dtype=dtype, device=target.tensor_device, layout=layout, seed=seed
         )
-        call = chosen.bind(case.inputs())
+        inputs = case.inputs()
+        call = with_backward(chosen.bind, inputs, seed) if backward else chosen.bind(inputs)
         warmed = warm_up(call, target.synchronize)
     except LookupError as missing:
         raise NotImplementedError(f"not available at this commit: {missing}") from None
@@ -354,6 +358,61 @@ def prepare(
         target.release_memory()
         raise NotImplementedError(f"out of memory on {device} for {op}/{variant} {shape} {dtype}")
     return Prepared(case, call, target, warmed)
+
+
+def with_backward(bind: Callable, inputs: tuple, seed: int) -> Callable[[], None]:
+    """A training step of the op: its floating-point inputs require grad, each call runs
+    the forward and a backward from a fixed seeded gradient, and every input's grad is
+    cleared (set to None) before the call, so grads never accumulate across calls."""
+    trainable = [t.requires_grad_() for t in inputs if t.is_floating_point()]
+    forward = bind(inputs)
+    with torch.no_grad():
+        output = forward()
+    generator = torch.Generator().manual_seed(seed + 1)
+    gradient = torch.randn(output.shape, generator=generator).to(output.device, output.dtype)
+
+    def step() -> None:
+        for tensor in trainable:
+            tensor.grad = None
+        forward().backward(gradient)
+
+    return step
+
+
+@contextlib.contextmanager
+def recompiles_fail() -> Iterator[None]:
+    """While the block runs, a torch.compile recompile raises instead of happening: the
+    timed calls of a compiled variant must run the code its warm-up compiled, and a
+    recompile (a guard that fails on the timed inputs) would time the compiler instead."""
+    dynamo = sys.modules.get("torch._dynamo")  # only compiled variants import it
+    if dynamo is None:
+        yield
+        return
+    saved = dynamo.config.error_on_recompile
+    dynamo.config.error_on_recompile = True
+    try:
+        yield
+    finally:
+        dynamo.config.error_on_recompile = saved
+
+
+def cold_compile_seconds(call: Callable[[], Any], device: Device) -> float:
+    """Seconds of the first call of a compiled variant after dynamo forgets everything and
+    with inductor's FX graph cache off: dynamo's tracing, inductor's lowering and code
+    generation, plus one run of the result. The kernels' own builds (C++ on the CPU,
+    Triton on CUDA) can still come from inductor's code cache, which a process that
+    compiled the variant before (its warm-up) has filled: a fresh machine's first
+    compile costs more."""
+    import torch._dynamo
+    import torch._inductor.config
+
+    torch._dynamo.reset()
+    with torch._inductor.config.patch(fx_graph_cache=False):
+        device.synchronize()
+        begun = time.perf_counter()
+        call()
+        device.synchronize()
+        return time.perf_counter() - begun
 
 
 def measure_seconds(call: Callable[[], Any], threads: int, min_run_time: float = 0.2) -> float:
@@ -390,6 +449,13 @@ class OpBenchmark:
     timeout = 300.0
     # Seconds of blocked_autorange per throughput track.
     throughput_min_run_time = 0.2
+    # True: each call is a forward and backward (harness.with_backward).
+    backward = False
+    # asv discards results whose version differs from the benchmark's, and by default the
+    # version hashes the code, this shared setup included: any harness edit would empty
+    # every graph. Bump it in a class when a change alters what its rows measure without
+    # changing their params.
+    version = "1"
 
     # asv_runner 0.2.5 re-runs setup before every sample. Keep the last prepared case
     # per process so that repeated setups reuse its inputs and skip the warm-up.
@@ -402,6 +468,7 @@ class OpBenchmark:
         self.controls = self._controls.enter_context(controlled(wanted))
         try:
             self.prepared = self._prepare(named)
+            self._controls.enter_context(recompiles_fail())
         except BaseException:
             self._controls.close()
             raise
@@ -420,14 +487,17 @@ class OpBenchmark:
             layout=named.get("layout", "contiguous"),
         )
         variant = named.get("variant", self.variant)
-        key = (self.op, variant, tuple(sorted(spec.items())), self.controls)
+        key = (self.op, variant, tuple(sorted(spec.items())), self.controls, self.backward)
         if key not in OpBenchmark._cache:
             OpBenchmark._cache.clear()
-            OpBenchmark._cache[key] = prepare(self.op, variant, **spec)
+            OpBenchmark._cache[key] = prepare(self.op, variant, backward=self.backward, **spec)
         return OpBenchmark._cache[key]
 
     def teardown(self, *params: Any) -> None:
-        self._controls.close()
+        # asv calls teardown after a skip too, when setup raised before setting anything up.
+        controls = getattr(self, "_controls", None)
+        if controls is not None:
+            controls.close()
 
     def timer(self) -> float:
         self.device.synchronize()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import platform
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -205,7 +206,15 @@ def test_bad_input_is_one_line_and_exit_2(tool, args, message, small_repo):
     assert line.startswith(f"{tool}: ") and message in line
 
 
-CI_SCRIPTS = ["nightly", "publish", "pr_gate", "bisect_slowdown", "noise_study"]
+CI_SCRIPTS = [
+    "nightly",
+    "publish",
+    "pr_gate",
+    "bisect_slowdown",
+    "noise_study",
+    "timer_crosscheck",
+    "gpu_check",
+]
 
 
 @pytest.mark.parametrize("tool", CI_SCRIPTS)
@@ -218,3 +227,55 @@ def test_every_ci_script_has_help(tool):
         timeout=60,
     )
     assert done.returncode == 0 and done.stdout.startswith("usage:")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_asv_and_timer_agree_within_2x_on_a_cpu_matmul(tmp_path, monkeypatch):
+    """A loose bound: it catches gross errors (a missing division by number, a timed
+    warm-up), not the few percent tools/timer_crosscheck.py reports."""
+    from tools import timer_crosscheck
+
+    monkeypatch.setenv("HOME", str(tmp_path))  # asv's machine file
+
+    (row,) = timer_crosscheck.crosscheck(REPO_ROOT, ["matmul512"], min_run_time=0.3)
+    assert row["asv"] > 0 and row["timer"] > 0
+    assert 0.5 < row["ratio"] < 2.0, row
+
+
+def test_the_planted_slowdown_keeps_mm_correct_and_adds_the_rows(tmp_path):
+    import torch
+
+    from tools import detection_power
+
+    source = tmp_path / "src" / "tensorops" / "matmul.py"
+    source.parent.mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "src" / "tensorops" / "matmul.py", source)
+    detection_power.plant(tmp_path, 1.3)
+    function = re.search(r"^def mm\(.*?(?=\n\n)", source.read_text(), re.S | re.M).group(0)
+    rows = []
+
+    class CountingTorch:
+        Tensor = torch.Tensor
+
+        @staticmethod
+        def mm(a, b):
+            rows.append(a.shape[0])
+            return torch.mm(a, b)
+
+    namespace = {"torch": CountingTorch}
+    exec(function, namespace)
+    a, b = torch.randn(100, 8), torch.randn(8, 5)
+    assert torch.equal(namespace["mm"](a, b), torch.mm(a, b))
+    assert rows == [30, 100]  # 30% of the rows again, then the real product
+
+
+def test_suggested_thresholds_cover_the_worst_no_op_change_with_a_margin():
+    from tools.noise_study import suggested_thresholds
+
+    runs = [
+        [{"benchmark": "a.A.time_x", "ratio": 1.02}, {"benchmark": "b.B.time_y", "ratio": 0.5}],
+        [{"benchmark": "a.A.time_x", "ratio": 0.97}, {"benchmark": "b.B.time_y", "ratio": 1.1}],
+    ]
+    # a: worst 3% -> 0.08 -> 0.10 (the floor); b: 0.5 is a 2x change -> 1.05 -> 1.05.
+    assert suggested_thresholds(runs) == {"a.A.time_x": 0.10, "b.B.time_y": 1.05}

@@ -35,6 +35,7 @@ def probe_op():
 
     def run(x):
         state["calls"] += 1
+        state["last_input"] = x
         if state["durations"]:
             time.sleep(state["durations"].pop(0))
         return x + 1
@@ -514,3 +515,61 @@ def test_the_calibration_case_itself_is_near_100_percent_of_peak(monkeypatch):
         assert 50 < bench.track_percent_of_peak(*params) < 150
     finally:
         bench.teardown(*params)
+
+
+# ------------------------------------------------------------------- training, compile
+
+
+def test_a_training_step_clears_grads_so_they_never_accumulate():
+    x = torch.randn(5, 3)
+    weight = torch.randn(4, 3)
+    mask = torch.ones(5, dtype=torch.bool)
+    step = harness.with_backward(
+        lambda inputs: lambda: (inputs[0] @ inputs[1].T)[inputs[2]], (x, weight, mask), seed=0
+    )
+    step()
+    first = (x.grad.clone(), weight.grad.clone())
+    step()
+    step()
+    assert torch.equal(x.grad, first[0]) and torch.equal(weight.grad, first[1])
+    assert x.requires_grad and weight.requires_grad and not mask.requires_grad
+    assert x.grad.abs().sum() > 0
+
+
+def test_training_benchmarks_time_forward_and_backward(probe_op):
+    class ProbeTraining(OpBenchmark):
+        op = "probe"
+        backward = True
+        params = Probe.params
+        param_names = Probe.param_names
+
+    bench = ProbeTraining()
+    bench.setup("cpu", (4, 4), "plus_one")
+    try:
+        calls = probe_op["calls"]
+        bench.call()
+        x = probe_op["last_input"]
+        assert probe_op["calls"] == calls + 1
+        assert x.requires_grad and x.grad is not None and x.grad.shape == (4, 4)
+    finally:
+        bench.teardown("cpu", (4, 4), "plus_one")
+
+
+def test_a_recompile_while_timing_fails_instead_of_timing_the_compiler():
+    compiled = torch.compile(lambda x: x * 2, backend="eager", dynamic=False)
+    compiled(torch.ones(3))
+    with harness.recompiles_fail(), pytest.raises(Exception, match=r"[Rr]ecompil"):
+        compiled(torch.ones(5))  # a new shape: its guard fails
+    compiled(torch.ones(7))  # outside the block a recompile is allowed again
+
+
+def test_cold_compile_time_resets_dynamo_first(monkeypatch):
+    import torch._dynamo
+
+    resets = []
+    real_reset = torch._dynamo.reset
+    monkeypatch.setattr(torch._dynamo, "reset", lambda: resets.append(1) or real_reset())
+    compiled = torch.compile(lambda x: x + 1, backend="eager")
+    compiled(torch.ones(3))
+    seconds = harness.cold_compile_seconds(lambda: compiled(torch.ones(3)), harness.CpuDevice())
+    assert resets == [1] and seconds > 0

@@ -75,6 +75,8 @@ def test_every_benchmark_runs_once_or_skips_with_reason(combination):
         try:
             bench.setup(*combination.params)
         except NotImplementedError as skip:
+            if hasattr(bench, "teardown"):
+                bench.teardown(*combination.params)  # as asv does after a skip
             reason = str(skip)
             if device == "cuda" and not torch.cuda.is_available():
                 assert "no CUDA device" in reason

@@ -13,6 +13,7 @@ SMALL_SHAPES = {
     "matmul": (33, 47, 29),
     "bmm": (3, 17, 24, 9),
     "linear": (4, 6, 40, 24),
+    "linear_gelu": (4, 6, 40, 24),
     "conv2d": (2, 3, 12, 11, 8, 3),
     "attention": (2, 3, 16, 8),
     "host_to_device": (64, 3),

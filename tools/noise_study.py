@@ -63,6 +63,21 @@ def comparison_rows(before: Results, after: Results) -> list[dict]:
     return rows
 
 
+def suggested_thresholds(runs: list[list[dict]], floor: float = 0.10) -> dict[str, float]:
+    """asv's ``regressions_thresholds`` per benchmark: its worst no-op change over every
+    run and parameter combination, plus a margin of 0.05, rounded up to 0.05, and never
+    below ``floor``. A step the nightly history shows beyond it is not this noise."""
+    worst: dict[str, float] = {}
+    for rows in runs:
+        for row in rows:
+            change = max(row["ratio"], 1 / row["ratio"]) - 1
+            worst[row["benchmark"]] = max(worst.get(row["benchmark"], 0.0), change)
+    return {
+        name: max(floor, math.ceil((change + 0.05) * 20 - 1e-9) / 20)
+        for name, change in sorted(worst.items())
+    }
+
+
 def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
     spreads = [max(row["ratio"], 1 / row["ratio"]) for rows in runs for row in rows]
     worst: dict[str, float] = {}
@@ -83,6 +98,7 @@ def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
             for factor in FACTORS
         },
         "noisiest": sorted(worst.items(), key=lambda item: -item[1])[:10],
+        "suggested_thresholds": suggested_thresholds(runs),
         "gate": {
             "first_passes_failing": sum(v["first_pass"] == 1 for v in verdicts),
             "false_alarms_after_confirming": sum(v["verdict"] == 1 for v in verdicts),

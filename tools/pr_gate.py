@@ -179,7 +179,8 @@ def main() -> int:
         f"## Benchmarks: {VERDICTS[status]}",
         f"`{gate.base[:8]}` ({args.base}) → `{gate.head[:8]}` ({args.head}), "
         f"factor {args.factor}, machine `{args.machine}`. asv marks `+` for a value that "
-        "rose and `-` for one that fell; for GFLOP/s and GB/s a fall is the slowdown.",
+        "rose and `-` for one that fell; for GFLOP/s, GB/s and % of peak a fall is the "
+        "slowdown.",
     ]
     if status != 3:
         sections.append(gate.compare("--only-changed") or "No benchmark changed beyond the factor.")

@@ -7,7 +7,7 @@ the warm-up) shows as a ratio far from 1.
     python -m tools.timer_crosscheck [--min-run-time 1.0] [--case NAME ...]
 
 asv measures the working tree's tensorops in this interpreter (``-E existing``); the
-result file it writes under machine ``timer-crosscheck`` is removed afterwards.
+results it writes under machine ``timer-crosscheck`` are removed afterwards.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import argparse
 import itertools
 import json
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,13 +109,14 @@ def asv_seconds(repo: Path, cases: list[Case]) -> dict[str, float]:
     if done.returncode != 0:
         raise ToolError(f"asv run exited {done.returncode}")
     measured = {}
-    for path in (repo / RESULTS_DIR / MACHINE).glob(f"{commit[:8]}-*.json"):
+    machine_dir = repo / RESULTS_DIR / MACHINE
+    for path in machine_dir.glob(f"{commit[:8]}-*.json"):
         data = json.loads(path.read_text())
-        path.unlink()
         for case in cases:
             row = dict(zip(data["result_columns"], data["results"][case.benchmark], strict=False))
             combos = [tuple(combo) for combo in itertools.product(*row["params"])]
             measured[case.label] = row["result"][combos.index(tuple(map(repr, case.params)))]
+    shutil.rmtree(machine_dir)  # a check, not history
     return measured
 
 

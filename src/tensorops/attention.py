@@ -14,6 +14,7 @@ import torch.nn.functional as F
 
 from ._registry import define_op, variant
 from .cases import Case, numel, random_inputs
+from .compiled import register_compiled_variant
 
 
 def _attention_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -55,3 +56,6 @@ def naive(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, future: torch.Tenso
 def sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """F.scaled_dot_product_attention(is_causal=True): fused (flash / memory-efficient) kernels."""
     return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+register_compiled_variant("attention", naive, prepare=_with_causal_mask)

@@ -1,4 +1,5 @@
-"""Affine layer y = x Wᵀ + b: ``F.linear`` vs an explicit matmul plus bias.
+"""Affine layer y = x Wᵀ + b: ``F.linear`` vs an explicit matmul plus bias; and the same
+layer followed by gelu, eager vs compiled (a transformer MLP's first half).
 
 Case shape: ``(*batch, in_features, out_features)``; ``x`` is ``(*batch, in_features)``.
 The NLP case ``(32, 512, 768, 768)`` is a 768-wide projection over 32×512 tokens.
@@ -12,6 +13,7 @@ import torch.nn.functional as F
 from ._registry import define_op, variant
 from .autocast import register_autocast_variants
 from .cases import Case, numel, random_inputs
+from .compiled import register_compiled_variant
 
 
 def _linear_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -69,3 +71,27 @@ def addmm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Te
 
 
 register_autocast_variants("linear", F.linear)
+
+
+def _linear_gelu_flops(case: Case) -> int:
+    *batch, _, out_features = case.shape
+    return _linear_flops(case) + 5 * numel(*batch) * out_features  # gelu: 5 per element
+
+
+define_op(
+    "linear_gelu",
+    make_inputs=_linear_inputs,
+    flops=_linear_gelu_flops,
+    bytes_moved=_linear_bytes,
+    reference="eager",
+    doc="y = gelu(x @ weight.T + bias), gelu in its exact (erf) form.",
+)
+
+
+@variant("linear_gelu", "eager")
+def linear_gelu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """F.linear then F.gelu: a GEMM, then a pass over its full-size output."""
+    return F.gelu(F.linear(x, weight, bias))
+
+
+register_compiled_variant("linear_gelu", linear_gelu)

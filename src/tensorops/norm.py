@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from ._registry import define_op, variant
 from .cases import Case, numel, random_inputs
+from .compiled import register_compiled_variant
 
 EPS = 1e-5
 
@@ -70,3 +71,6 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch
 def rms_norm_manual(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """The usual hand-written RMSNorm: x * rsqrt(mean(x²) + eps) * weight."""
     return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + EPS) * weight
+
+
+register_compiled_variant("rms_norm", rms_norm_manual)

@@ -1,0 +1,58 @@
+"""torch.compile (inductor) against eager code: matmul + bias + gelu, causal attention
+and RMSNorm, each next to its eager form; and the time compiling takes.
+
+Compiled variants compile in setup, in the warm-up. A recompile while timing fails the
+benchmark (harness.recompiles_fail): it would time the compiler, not the compiled code.
+"""
+
+from .harness import DEVICES, OpBenchmark, cold_compile_seconds
+
+NLP = (32, 512, 768)
+NLP_PROJECTION = (32, 512, 768, 768)
+ATTENTION = (8, 12, 512, 64)
+
+
+class LinearGelu(OpBenchmark):
+    op = "linear_gelu"
+    params = [DEVICES, ["float32", "bfloat16"], [NLP_PROJECTION], ["eager", "compiled"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_linear_gelu(self, device, dtype, shape, variant):
+        self.call()
+
+
+class CausalAttention(OpBenchmark):
+    op = "attention"
+    params = [DEVICES, ["float32", "bfloat16"], [ATTENTION], ["naive", "compiled"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_attention(self, device, dtype, shape, variant):
+        self.call()
+
+
+class RMSNorm(OpBenchmark):
+    op = "rms_norm"
+    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["manual", "compiled"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_rms_norm(self, device, dtype, shape, variant):
+        self.call()
+
+
+class CompileTime(OpBenchmark):
+    """Seconds to compile each compiled variant again after its warm-up compiled it once:
+    dynamo reset and inductor's FX graph cache off (harness.cold_compile_seconds)."""
+
+    variant = "compiled"
+    params = [DEVICES, ["linear_gelu", "attention", "rms_norm"]]
+    param_names = ["device", "op"]
+    shapes = {"linear_gelu": NLP_PROJECTION, "attention": ATTENTION, "rms_norm": NLP}
+    timeout = 900.0
+    unit = "seconds"
+
+    def _prepare(self, named):
+        self.op = named["op"]
+        return super()._prepare({**named, "shape": self.shapes[named["op"]]})
+
+    def track_compile_time(self, device, op):
+        return cold_compile_seconds(self.call, self.device)
