@@ -25,6 +25,7 @@ import contextlib
 import dataclasses
 import gc
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -413,6 +414,35 @@ def cold_compile_seconds(call: Callable[[], Any], device: Device) -> float:
         call()
         device.synchronize()
         return time.perf_counter() - begun
+
+
+def instructions_per_call(
+    op: str, variant: str, shape: tuple[int, ...], dtype: str = "float32", number: int = 10
+) -> float:
+    """CPU instructions one call executes at one thread, counted by valgrind's callgrind
+    through ``Timer.collect_callgrind``: the same count for the same binary and inputs
+    whatever else the machine runs, so a 2% change shows where wall time's 10% drift
+    hides it. torch denoises the count (drops CPython's own bookkeeping).
+
+    callgrind runs the statement in a child interpreter, started as ``python`` from PATH:
+    this one's folder goes first, and the child builds the case from its description
+    (tensors cannot be handed over), seeded as here.
+    """
+    if shutil.which("valgrind") is None:
+        raise NotImplementedError("valgrind is not installed; instruction counts need it")
+    setup = (
+        "import tensorops\n"
+        f"case = tensorops.Case({op!r}, {tuple(shape)!r}, dtype={dtype!r}, device='cpu')\n"
+        f"call = tensorops.get_variant({op!r}, {variant!r}).bind(case.inputs())\n"
+        "call()\n"
+    )
+    saved_path = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + saved_path
+    try:
+        stats = Timer("call()", setup=setup, num_threads=1).collect_callgrind(number=number)
+    finally:
+        os.environ["PATH"] = saved_path
+    return stats.counts(denoise=True) / number
 
 
 def measure_seconds(call: Callable[[], Any], threads: int, min_run_time: float = 0.2) -> float:

@@ -573,3 +573,9 @@ def test_cold_compile_time_resets_dynamo_first(monkeypatch):
     compiled(torch.ones(3))
     seconds = harness.cold_compile_seconds(lambda: compiled(torch.ones(3)), harness.CpuDevice())
     assert resets == [1] and seconds > 0
+
+
+def test_instruction_counts_skip_without_valgrind(monkeypatch):
+    monkeypatch.setattr(harness.shutil, "which", lambda name: None)
+    with pytest.raises(NotImplementedError, match="valgrind is not installed"):
+        harness.instructions_per_call("matmul", "mm", (8, 8, 8))

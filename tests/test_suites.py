@@ -30,7 +30,7 @@ CPU_SKIPS = {
         if issubclass(cls, harness.DeviceTracks)
     },
 }
-UNITS = ("GFLOP/s", "GB/s", "% of peak", "seconds", "bytes")
+UNITS = ("GFLOP/s", "GB/s", "% of peak", "seconds", "bytes", "instructions")
 
 
 def qualified(cls: type) -> str:
