@@ -146,6 +146,21 @@ def test_pr_gate_reads_slowdowns_from_asv_compare_with_rates_reversed():
     assert pr_gate.slower_rows("No benchmark changed.", units) == []
 
 
+def test_pr_gate_measures_sampled_rows_unless_told_otherwise():
+    assert pr_gate.with_default_selection(["--show-stderr"]) == [
+        "--show-stderr",
+        "--bench",
+        pr_gate.DEFAULT_SELECTION,
+    ]
+    assert pr_gate.with_default_selection(["-b", "Silu"]) == ["-b", "Silu"]
+    pattern = re.compile(pr_gate.DEFAULT_SELECTION)
+    assert pattern.search("bench_activation.Silu.time_silu")
+    assert pattern.search("bench_norm.RMSNorm.peakmem_rms_norm")
+    assert pattern.search("bench_instructions.Instructions.track_instructions")
+    assert not pattern.search("bench_matmul.MatMul.track_gflops")
+    assert not pattern.search("bench_matmul.MatMul.track_percent_of_peak")
+
+
 def test_pr_gate_confirms_without_the_callers_selection():
     args = ["--bench", "Silu", "-b", "Gelu", "--bench=MatMul", "--show-stderr", "-a", "rounds=4"]
     assert pr_gate.without_bench_selection(args) == ["--show-stderr", "-a", "rounds=4"]
