@@ -159,3 +159,13 @@ def test_scripts_hold_no_expressions_or_secrets():
 def test_each_script_is_called_by_a_workflow(tool):
     runs = [step.get("run", "") for flow in all_workflows().values() for step in steps(flow)]
     assert any(f"-m tools.{tool}" in run for run in runs)
+
+
+@pytest.mark.parametrize("name", ["nightly.yml", "benchmarks-pr.yml", "bisect.yml"])
+def test_benchmark_jobs_install_valgrind_before_benchmarking(name):
+    """Without valgrind the instruction-count rows skip, and the history of the one
+    noise-free CPU signal is silently empty."""
+    runs = [step.get("run", "") for step in steps(load(name))]
+    installs = [i for i, run in enumerate(runs) if re.search(r"apt-get install .*valgrind", run)]
+    benchmarks = [i for i, run in enumerate(runs) if "-m tools." in run]
+    assert installs and installs[0] < benchmarks[0]
