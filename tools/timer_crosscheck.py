@@ -4,7 +4,11 @@ timed by ``asv run`` (the harness's warm-up and timer, asv_runner's sampling) an
 a few percent; a gross error in the harness (a missing division by ``number``, timing
 the warm-up) shows as a ratio far from 1.
 
-    python -m tools.timer_crosscheck [--min-run-time 1.0] [--case NAME ...]
+    python -m tools.timer_crosscheck [--rounds 3] [--min-run-time 1.0] [--case NAME ...]
+
+Each round times every case by asv, then by Timer; the ratio reported is the median of
+the rounds' ratios, so a drift of the machine's speed between the two timings of one
+round (minutes apart on a shared runner) does not pass for a disagreement.
 
 asv measures the working tree's tensorops in this interpreter (``-E existing``); the
 results it writes under machine ``timer-crosscheck`` are removed afterwards.
@@ -17,6 +21,7 @@ import itertools
 import json
 import re
 import shutil
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,21 +144,22 @@ def timer_seconds(case: Case, min_run_time: float) -> float:
         return timer.blocked_autorange(min_run_time=min_run_time).median
 
 
-def crosscheck(repo: Path, names: list[str], min_run_time: float) -> list[dict]:
+def crosscheck(repo: Path, names: list[str], min_run_time: float, rounds: int) -> list[dict]:
     cases = [CASES[name] for name in names]
-    by_asv = asv_seconds(repo, cases)
-    rows = []
-    for name, case in zip(names, cases, strict=True):
-        by_timer = timer_seconds(case, min_run_time)
-        rows.append(
-            {
-                "case": name,
-                "asv": by_asv[case.label],
-                "timer": by_timer,
-                "ratio": by_asv[case.label] / by_timer,
-            }
-        )
-    return rows
+    ratios: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(rounds):
+        by_asv = asv_seconds(repo, cases)
+        for name, case in zip(names, cases, strict=True):
+            ratios[name].append(by_asv[case.label] / timer_seconds(case, min_run_time))
+    return [
+        {
+            "case": name,
+            "ratio": statistics.median(ratios[name]),
+            "lowest": min(ratios[name]),
+            "highest": max(ratios[name]),
+        }
+        for name in names
+    ]
 
 
 def main() -> int:
@@ -167,15 +173,15 @@ def main() -> int:
         default=1.0,
         help="seconds of blocked_autorange per case (default 1.0)",
     )
+    parser.add_argument("--rounds", type=int, default=3, help="asv-then-Timer rounds")
     args = parser.parse_args()
+    if args.rounds < 1:
+        raise ToolError(f"--rounds must be at least 1, got {args.rounds}")
     repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
-    rows = crosscheck(repo, args.case or list(CASES), args.min_run_time)
-    print(f"{'case':<12} {'asv':>11} {'Timer':>11} {'asv/Timer':>9}")
+    rows = crosscheck(repo, args.case or list(CASES), args.min_run_time, args.rounds)
+    print(f"{'case':<12} {'asv/Timer':>9}  (median of {args.rounds} rounds; lowest, highest)")
     for row in rows:
-        print(
-            f"{row['case']:<12} {row['asv'] * 1e3:9.3f}ms {row['timer'] * 1e3:9.3f}ms "
-            f"{row['ratio']:9.3f}"
-        )
+        print(f"{row['case']:<12} {row['ratio']:9.3f}  ({row['lowest']:.3f}, {row['highest']:.3f})")
     return 0
 
 
