@@ -44,8 +44,9 @@ DEFAULT_FACTOR = 1.2
 # throughput tracks are one number per run with no samples; on the 2-core runner their
 # no-op spread reached 2.4x, and one reproduced on a confirming pass (README).
 DEFAULT_SELECTION = r"\.(time_|peakmem_|track_instructions)"
-# Two instruction counts of one build, in different processes, differed by 0.004%; a
-# count that rises by more than 1% is a change in the code run, not noise. asv knows one
+# Ten no-op comparisons of a count (two builds of the same code, each counted in its own
+# process) differed by at most 0.05%; a count that rises by more than 1% is a change in
+# the code run, not noise (README, "Is a planted slowdown caught?"). asv knows one
 # factor per comparison, so the gate applies this one to the count rows itself.
 COUNT_FACTOR = 1.01
 COUNT_UNIT = "instructions"
