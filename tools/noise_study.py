@@ -67,24 +67,25 @@ def suggested_thresholds(runs: list[list[dict]], floor: float = 0.10) -> dict[st
     """asv's ``regressions_thresholds`` per benchmark: its worst no-op change over every
     run and parameter combination, plus a margin of 0.05, rounded up to 0.05, and never
     below ``floor``. A step the nightly history shows beyond it is not this noise."""
-    worst: dict[str, float] = {}
-    for rows in runs:
-        for row in rows:
-            change = max(row["ratio"], 1 / row["ratio"]) - 1
-            worst[row["benchmark"]] = max(worst.get(row["benchmark"], 0.0), change)
     return {
-        name: max(floor, math.ceil((change + 0.05) * 20 - 1e-9) / 20)
-        for name, change in sorted(worst.items())
+        name: max(floor, math.ceil((spread - 1 + 0.05) * 20 - 1e-9) / 20)
+        for name, spread in sorted(worst_spreads(runs).items())
     }
 
 
-def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
-    spreads = [max(row["ratio"], 1 / row["ratio"]) for rows in runs for row in rows]
+def worst_spreads(runs: list[list[dict]]) -> dict[str, float]:
+    """Per benchmark, the largest max(ratio, 1/ratio) over every run and parameter
+    combination."""
     worst: dict[str, float] = {}
     for rows in runs:
         for row in rows:
             spread = max(row["ratio"], 1 / row["ratio"])
             worst[row["benchmark"]] = max(worst.get(row["benchmark"], 1.0), spread)
+    return worst
+
+
+def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
+    spreads = [max(row["ratio"], 1 / row["ratio"]) for rows in runs for row in rows]
     return {
         "runs": len(runs),
         "comparisons": len(spreads),
@@ -97,7 +98,7 @@ def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
             str(factor): sum(factor in row["flagged_at"] for rows in runs for row in rows)
             for factor in FACTORS
         },
-        "noisiest": sorted(worst.items(), key=lambda item: -item[1])[:10],
+        "noisiest": sorted(worst_spreads(runs).items(), key=lambda item: -item[1])[:10],
         "suggested_thresholds": suggested_thresholds(runs),
         "gate": {
             "first_passes_failing": sum(v["first_pass"] == 1 for v in verdicts),

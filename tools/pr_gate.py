@@ -93,6 +93,11 @@ def row_name(row: str) -> str:
     return row.split("(", 1)[0]
 
 
+def count_rows(rows: list[str], units: dict[str, str]) -> set[str]:
+    """Those of ``rows`` that are instruction counts."""
+    return {row for row in rows if units.get(row_name(row)) == COUNT_UNIT}
+
+
 def table_of(table: str, rows: set[str]) -> str:
     """``table`` with its header and only the rows named in ``rows``."""
     return "\n".join(line for line, cells in table_cells(table) if not cells or cells[4] in rows)
@@ -171,27 +176,24 @@ class Gate:
         benchmarks = json.loads((self.repo / RESULTS_DIR / "benchmarks.json").read_text())
         return {name: b.get("unit", "") for name, b in benchmarks.items() if name != "version"}
 
-    def counts(self, rows: list[str]) -> set[str]:
-        """Those of ``rows`` that are instruction counts."""
-        units = self.units()
-        return {row for row in rows if units.get(row_name(row)) == COUNT_UNIT}
-
     def slower(self) -> list[str]:
         """Rows slower beyond the factor: counts at ``count_factor``, the rest at
         ``factor``."""
         units = self.units()
         sampled = slower_rows(self.compare("--only-changed"), units)
         counted = slower_rows(self.compare("--only-changed", factor=self.count_factor), units)
-        return sorted((set(sampled) - self.counts(sampled)) | self.counts(counted))
+        return sorted((set(sampled) - count_rows(sampled, units)) | count_rows(counted, units))
 
     def changes(self) -> str:
         """The changed rows as Markdown: times at the factor, counts at theirs."""
         sections = [self.compare("--only-changed")]
-        counted = self.counts(self.slower())
+        count_table = self.compare("--only-changed", factor=self.count_factor)
+        units = self.units()
+        counted = count_rows(slower_rows(count_table, units), units)
         if counted:
             sections.append(
                 f"Instruction counts, judged at factor {self.count_factor}:\n\n"
-                + table_of(self.compare("--only-changed", factor=self.count_factor), counted)
+                + table_of(count_table, counted)
             )
         return "\n\n".join(section for section in sections if section)
 
@@ -203,7 +205,7 @@ class Gate:
         slower = self.slower()
         if first_pass == 2 or not slower or not confirmed:
             return (2 if first_pass == 2 else int(bool(slower))), ""
-        counted = self.counts(slower)
+        counted = count_rows(slower, self.units())
         sampled = sorted(set(slower) - counted)
         if not sampled:  # a count does not change when taken again
             return 1, ""
