@@ -5,7 +5,8 @@ CPU autocast supports bfloat16 and float16; whether they are faster than float32
 depends on the CPU's instruction set, which is the point of tracking them per machine.
 """
 
-from .harness import DEVICES, OpBenchmark
+from ._harness import DEVICES, OpBenchmark
+from ._shapes import CONV_B32, NLP_PROJECTION, product
 
 PRECISIONS = ["float32", "autocast_bf16", "autocast_fp16"]
 
@@ -23,7 +24,7 @@ class _AutocastBenchmark(OpBenchmark):
 class AutocastMatMul(_AutocastBenchmark):
     op = "matmul"
     float32_variant = "matmul"
-    params = [DEVICES, [(1024, 1024, 1024)], PRECISIONS]
+    params = [DEVICES, [product(m=1024, k=1024, n=1024)], PRECISIONS]
 
     def time_matmul(self, device, shape, precision):
         self.call()
@@ -32,7 +33,7 @@ class AutocastMatMul(_AutocastBenchmark):
 class AutocastLinear(_AutocastBenchmark):
     op = "linear"
     float32_variant = "functional"
-    params = [DEVICES, [(32, 512, 768, 768)], PRECISIONS]
+    params = [DEVICES, [NLP_PROJECTION], PRECISIONS]
 
     def time_linear(self, device, shape, precision):
         self.call()
@@ -41,7 +42,7 @@ class AutocastLinear(_AutocastBenchmark):
 class AutocastConv2d(_AutocastBenchmark):
     op = "conv2d"
     float32_variant = "functional"
-    params = [DEVICES, [(32, 3, 224, 224, 64, 3)], PRECISIONS]
+    params = [DEVICES, [CONV_B32], PRECISIONS]
 
     def time_conv2d(self, device, shape, precision):
         self.call()

@@ -2,14 +2,11 @@
 and RMSNorm, each next to its eager form; and the time compiling takes.
 
 Compiled variants compile in setup, in the warm-up. A recompile while timing fails the
-benchmark (harness.recompiles_fail): it would time the compiler, not the compiled code.
+benchmark (measure.recompiles_fail): it would time the compiler, not the compiled code.
 """
 
-from .harness import DEVICES, OpBenchmark, cold_compile_seconds
-
-NLP = (32, 512, 768)
-NLP_PROJECTION = (32, 512, 768, 768)
-ATTENTION = (8, 12, 512, 64)
+from ._harness import DEVICES, OpBenchmark, cold_compile_seconds
+from ._shapes import ATTENTION, NLP, NLP_PROJECTION
 
 
 class LinearGelu(OpBenchmark):
@@ -41,7 +38,7 @@ class RMSNorm(OpBenchmark):
 
 class CompileTime(OpBenchmark):
     """Seconds to compile each compiled variant again after its warm-up compiled it once:
-    dynamo reset and inductor's FX graph cache off (harness.cold_compile_seconds)."""
+    dynamo reset and inductor's FX graph cache off (measure.cold_compile_seconds)."""
 
     variant = "compiled"
     params = [DEVICES, ["linear_gelu", "attention", "rms_norm"]]

@@ -1,8 +1,7 @@
 """Tensor creation: randn and zeros made on the device vs on the host then .to(device)."""
 
-from .harness import DEVICES, OpBenchmark
-
-NLP = (32, 512, 768)
+from ._harness import DEVICES, OpBenchmark
+from ._shapes import NLP
 
 
 class Randn(OpBenchmark):

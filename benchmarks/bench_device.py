@@ -1,6 +1,6 @@
 """Device-side tracks on accelerators: GPU time by CUDA events next to the sync-wrapped
 wall time of the suites, host time to launch, peak device memory, and the cost of one
-synchronize. Every op keeps its suite's params; the CPU rows skip (harness.DeviceTracks)."""
+synchronize. Every op keeps its suite's params; the CPU rows skip (tracks.DeviceTracks)."""
 
 import statistics
 
@@ -12,7 +12,7 @@ from . import bench_matmul as _matmul
 from . import bench_movement as _movement
 from . import bench_norm as _norm
 from . import bench_reduction as _reduction
-from .harness import DEVICES, DeviceTracks, get_device
+from ._harness import DEVICES, DeviceTracks, require_accelerator
 
 
 class Synchronize:
@@ -22,52 +22,35 @@ class Synchronize:
     params = [DEVICES]
     param_names = ["device"]
     unit = "seconds"
-    version = "1"  # as harness.OpBenchmark's: history survives harness edits
+    version = "1"  # as OpBenchmark's: history survives harness edits
 
     def setup(self, device):
-        self.device = get_device(device)
-        if not self.device.has_device_clock:
-            raise NotImplementedError(f"{device} has no device queue to synchronize")
+        self.device = require_accelerator(device, "synchronize waits on a device queue")
 
     def track_sync_time(self, device):
         return statistics.median(self.device.sync_seconds(200))
 
 
-class MatMul(DeviceTracks):
-    op = "matmul"
-    params, param_names = _matmul.MatMul.params, _matmul.MatMul.param_names
+def device_tracks_of(suite: type) -> type:
+    """The device tracks of ``suite``'s op with ``suite``'s params, under its name."""
+    return type(
+        suite.__name__,
+        (DeviceTracks,),
+        {
+            "op": suite.op,
+            "params": suite.params,
+            "param_names": suite.param_names,
+            "__module__": __name__,
+            "__qualname__": suite.__name__,
+        },
+    )
 
 
-class Linear(DeviceTracks):
-    op = "linear"
-    params, param_names = _linear.Linear.params, _linear.Linear.param_names
-
-
-class Conv2d(DeviceTracks):
-    op = "conv2d"
-    params, param_names = _conv.Conv2d.params, _conv.Conv2d.param_names
-
-
-class CausalAttention(DeviceTracks):
-    op = "attention"
-    params, param_names = _attention.CausalAttention.params, _attention.CausalAttention.param_names
-
-
-class LayerNorm(DeviceTracks):
-    op = "layer_norm"
-    params, param_names = _norm.LayerNorm.params, _norm.LayerNorm.param_names
-
-
-class Softmax(DeviceTracks):
-    op = "softmax"
-    params, param_names = _reduction.Softmax.params, _reduction.Softmax.param_names
-
-
-class Silu(DeviceTracks):
-    op = "silu"
-    params, param_names = _activation.Silu.params, _activation.Silu.param_names
-
-
-class HostToDevice(DeviceTracks):
-    op = "host_to_device"
-    params, param_names = _movement.HostToDevice.params, _movement.HostToDevice.param_names
+MatMul = device_tracks_of(_matmul.MatMul)
+Linear = device_tracks_of(_linear.Linear)
+Conv2d = device_tracks_of(_conv.Conv2d)
+CausalAttention = device_tracks_of(_attention.CausalAttention)
+LayerNorm = device_tracks_of(_norm.LayerNorm)
+Softmax = device_tracks_of(_reduction.Softmax)
+Silu = device_tracks_of(_activation.Silu)
+HostToDevice = device_tracks_of(_movement.HostToDevice)

@@ -5,7 +5,8 @@ Each count costs about a minute (callgrind runs the child interpreter, torch's i
 included, under valgrind), so the set is small and each is taken once per commit.
 """
 
-from .harness import DEVICES, get_device, instructions_per_call
+from ._harness import DEVICES, get_device
+from ._harness.callgrind import instructions_per_call
 
 # (op, variant, shape): small enough that callgrind's slowdown stays affordable.
 CASES = [
@@ -21,10 +22,10 @@ class Instructions:
     unit = "instructions"
     rounds = 1  # a count does not vary between rounds
     timeout = 600.0
-    version = "1"  # as harness.OpBenchmark's: history survives harness edits
+    version = "1"  # as OpBenchmark's: history survives harness edits
 
     def setup(self, device, case):
-        if get_device(device).has_device_clock:
+        if get_device(device).is_accelerator:
             raise NotImplementedError("instruction counts are of CPU code (valgrind)")
 
     def track_instructions(self, device, case):

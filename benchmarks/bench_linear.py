@@ -1,12 +1,11 @@
 """Affine layers: F.linear vs matmul plus bias vs addmm, on the NLP shape [32, 512, 768];
 forward alone and forward plus backward."""
 
-from .harness import DEVICES, OpBenchmark
+from ._harness import DEVICES, FlopsTracks, OpBenchmark
+from ._shapes import NLP_PROJECTION
 
-NLP_PROJECTION = (32, 512, 768, 768)
 
-
-class Linear(OpBenchmark):
+class Linear(FlopsTracks):
     op = "linear"
     params = [
         DEVICES,
@@ -19,19 +18,9 @@ class Linear(OpBenchmark):
     def time_linear(self, device, dtype, shape, variant):
         self.call()
 
-    def track_gflops(self, device, dtype, shape, variant):
-        return self.measure_gflops()
-
-    track_gflops.unit = "GFLOP/s"
-
-    def track_percent_of_peak(self, device, dtype, shape, variant):
-        return self.measure_percent_of_peak_flops()
-
-    track_percent_of_peak.unit = "% of peak"
-
 
 class LinearTraining(OpBenchmark):
-    """Forward and backward, as in a training step (harness.with_backward)."""
+    """Forward and backward, as in a training step (prepare.with_backward)."""
 
     op = "linear"
     backward = True

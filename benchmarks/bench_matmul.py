@@ -1,15 +1,16 @@
 """Matrix products: torch.mm vs torch.matmul vs torch.einsum, batched products, and float32
 with TF32 off and on (CUDA)."""
 
-from .harness import DEVICES, OpBenchmark, TF32Switch
+from ._harness import DEVICES, FlopsTracks, TF32Switch
+from ._shapes import batched_product, product
 
 
-class MatMul(OpBenchmark):
+class MatMul(FlopsTracks):
     op = "matmul"
     params = [
         DEVICES,
         ["float32", "float16", "bfloat16"],
-        [(512, 512, 512), (1024, 1024, 1024)],
+        [product(m=512, k=512, n=512), product(m=1024, k=1024, n=1024)],
         ["mm", "matmul", "einsum"],
     ]
     param_names = ["device", "dtype", "shape", "variant"]
@@ -17,51 +18,26 @@ class MatMul(OpBenchmark):
     def time_matmul(self, device, dtype, shape, variant):
         self.call()
 
-    def track_gflops(self, device, dtype, shape, variant):
-        return self.measure_gflops()
 
-    track_gflops.unit = "GFLOP/s"
-
-    def track_percent_of_peak(self, device, dtype, shape, variant):
-        return self.measure_percent_of_peak_flops()
-
-    track_percent_of_peak.unit = "% of peak"
-
-
-class BatchedMatMul(OpBenchmark):
+class BatchedMatMul(FlopsTracks):
     op = "bmm"
-    params = [DEVICES, ["float32", "bfloat16"], [(64, 128, 128, 128)], ["bmm", "matmul", "einsum"]]
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [batched_product(batch=64, m=128, k=128, n=128)],
+        ["bmm", "matmul", "einsum"],
+    ]
     param_names = ["device", "dtype", "shape", "variant"]
 
     def time_bmm(self, device, dtype, shape, variant):
         self.call()
 
-    def track_gflops(self, device, dtype, shape, variant):
-        return self.measure_gflops()
 
-    track_gflops.unit = "GFLOP/s"
-
-    def track_percent_of_peak(self, device, dtype, shape, variant):
-        return self.measure_percent_of_peak_flops()
-
-    track_percent_of_peak.unit = "% of peak"
-
-
-class MatMulTF32(TF32Switch, OpBenchmark):
+class MatMulTF32(TF32Switch, FlopsTracks):
     op = "matmul"
     variant = "mm"
-    params = [DEVICES, [(4096, 4096, 4096)], ["off", "on"]]
+    params = [DEVICES, [product(m=4096, k=4096, n=4096)], ["off", "on"]]
     param_names = ["device", "shape", "tf32"]
 
     def time_matmul(self, device, shape, tf32):
         self.call()
-
-    def track_gflops(self, device, shape, tf32):
-        return self.measure_gflops()
-
-    track_gflops.unit = "GFLOP/s"
-
-    def track_percent_of_peak(self, device, shape, tf32):
-        return self.measure_percent_of_peak_flops()
-
-    track_percent_of_peak.unit = "% of peak"

@@ -1,9 +1,10 @@
 """Data movement: view vs reshape vs contiguous on a transposed tensor, and host↔device
 copies from pageable vs pinned memory (CUDA only; skipped on CPU machines)."""
 
-from .harness import DEVICES, OpBenchmark
+from ._harness import DEVICES, GbpsTrack, OpBenchmark
+from ._shapes import NLP
 
-NLP = (32, 512, 768)
+# 64 MiB of float32, as 16 x 1024 x 1024.
 COPY_64_MIB = (16, 1024, 1024)
 
 
@@ -25,7 +26,7 @@ class FlattenTransposed(OpBenchmark):
         self.call()
 
 
-class HostToDevice(OpBenchmark):
+class HostToDevice(GbpsTrack):
     op = "host_to_device"
     params = [DEVICES, [COPY_64_MIB], ["contiguous", "pinned"], ["to", "to_non_blocking"]]
     param_names = ["device", "shape", "layout", "variant"]
@@ -33,21 +34,11 @@ class HostToDevice(OpBenchmark):
     def time_host_to_device(self, device, shape, layout, variant):
         self.call()
 
-    def track_gbps(self, device, shape, layout, variant):
-        return self.measure_gbytes_per_second()
 
-    track_gbps.unit = "GB/s"
-
-
-class DeviceToHost(OpBenchmark):
+class DeviceToHost(GbpsTrack):
     op = "device_to_host"
     params = [DEVICES, [COPY_64_MIB], ["contiguous", "pinned"], ["cpu", "copy_into"]]
     param_names = ["device", "shape", "layout", "variant"]
 
     def time_device_to_host(self, device, shape, layout, variant):
         self.call()
-
-    def track_gbps(self, device, shape, layout, variant):
-        return self.measure_gbytes_per_second()
-
-    track_gbps.unit = "GB/s"

@@ -1,15 +1,16 @@
 """Normalisation on the NLP shape [32, 512, 768]: manual formulas vs fused kernels;
 forward alone and forward plus backward."""
 
-from .harness import DEVICES, OpBenchmark
+from ._harness import DEVICES, BandwidthTracks, OpBenchmark
+from ._shapes import NLP
 
-NLP = (32, 512, 768)
+NORM_PARAMS = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
+NORM_PARAM_NAMES = ["device", "dtype", "shape", "variant"]
 
 
-class LayerNorm(OpBenchmark):
+class LayerNorm(BandwidthTracks):
     op = "layer_norm"
-    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
-    param_names = ["device", "dtype", "shape", "variant"]
+    params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
     def time_layer_norm(self, device, dtype, shape, variant):
         self.call()
@@ -18,20 +19,10 @@ class LayerNorm(OpBenchmark):
         # The manual form keeps full-size intermediates alive; the fused kernel does not.
         self.call()
 
-    def track_gbps(self, device, dtype, shape, variant):
-        return self.measure_gbytes_per_second()
 
-    def track_percent_of_peak(self, device, dtype, shape, variant):
-        return self.measure_percent_of_peak_bandwidth()
-
-    track_gbps.unit = "GB/s"
-    track_percent_of_peak.unit = "% of peak"
-
-
-class RMSNorm(OpBenchmark):
+class RMSNorm(BandwidthTracks):
     op = "rms_norm"
-    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
-    param_names = ["device", "dtype", "shape", "variant"]
+    params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
     def time_rms_norm(self, device, dtype, shape, variant):
         self.call()
@@ -39,35 +30,24 @@ class RMSNorm(OpBenchmark):
     def peakmem_rms_norm(self, device, dtype, shape, variant):
         self.call()
 
-    def track_gbps(self, device, dtype, shape, variant):
-        return self.measure_gbytes_per_second()
-
-    def track_percent_of_peak(self, device, dtype, shape, variant):
-        return self.measure_percent_of_peak_bandwidth()
-
-    track_gbps.unit = "GB/s"
-    track_percent_of_peak.unit = "% of peak"
-
 
 class LayerNormTraining(OpBenchmark):
-    """Forward and backward, as in a training step (harness.with_backward)."""
+    """Forward and backward, as in a training step (prepare.with_backward)."""
 
     op = "layer_norm"
     backward = True
-    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
-    param_names = ["device", "dtype", "shape", "variant"]
+    params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
     def time_forward_backward(self, device, dtype, shape, variant):
         self.call()
 
 
 class RMSNormTraining(OpBenchmark):
-    """Forward and backward, as in a training step (harness.with_backward)."""
+    """Forward and backward, as in a training step (prepare.with_backward)."""
 
     op = "rms_norm"
     backward = True
-    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
-    param_names = ["device", "dtype", "shape", "variant"]
+    params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
     def time_forward_backward(self, device, dtype, shape, variant):
         self.call()

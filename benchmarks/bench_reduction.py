@@ -1,11 +1,10 @@
 """Softmax and reductions over the last dimension of [32, 512, 768]."""
 
-from .harness import DEVICES, OpBenchmark
+from ._harness import DEVICES, BandwidthTracks, OpBenchmark
+from ._shapes import NLP
 
-NLP = (32, 512, 768)
 
-
-class Softmax(OpBenchmark):
+class Softmax(BandwidthTracks):
     op = "softmax"
     params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
     param_names = ["device", "dtype", "shape", "variant"]
@@ -15,15 +14,6 @@ class Softmax(OpBenchmark):
 
     def peakmem_softmax(self, device, dtype, shape, variant):
         self.call()
-
-    def track_gbps(self, device, dtype, shape, variant):
-        return self.measure_gbytes_per_second()
-
-    def track_percent_of_peak(self, device, dtype, shape, variant):
-        return self.measure_percent_of_peak_bandwidth()
-
-    track_gbps.unit = "GB/s"
-    track_percent_of_peak.unit = "% of peak"
 
 
 class LogSumExp(OpBenchmark):

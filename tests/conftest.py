@@ -1,8 +1,15 @@
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
+import torch
+
+import tensorops
+from benchmarks import _harness
+from benchmarks._harness import devices
+from tensorops._registry import _OPS, define_op, variant
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -11,3 +18,45 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 def shared_asv_env(tmp_path_factory) -> Path:
     """asv's env folder, shared by every temporary project repository of the session."""
     return tmp_path_factory.mktemp("asv-env")
+
+
+@pytest.fixture
+def fresh_cache():
+    """No prepared case or calibration survives from one test to the next."""
+    _harness.drop_cache()
+    yield
+    _harness.drop_cache()
+
+
+@pytest.fixture
+def probe_op(fresh_cache):
+    """A registered op whose single variant counts its calls and can be slowed down."""
+    state = {"calls": 0, "durations": []}
+
+    def run(x):
+        state["calls"] += 1
+        state["last_input"] = x
+        if state["durations"]:
+            time.sleep(state["durations"].pop(0))
+        return x + 1
+
+    define_op(
+        "probe",
+        make_inputs=lambda case: tuple(tensorops.cases.random_inputs(case, case.shape)),
+        flops=lambda case: 1000,
+        bytes_moved=lambda case: 8000,
+        reference="plus_one",
+    )
+    variant("probe", "plus_one")(run)
+    yield state
+    del _OPS["probe"]
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    """CUDA as the harness sees it, on the CPU: available, with counted synchronizes."""
+    syncs = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *args, **kwargs: syncs.append(1))
+    monkeypatch.setattr(devices.CudaDevice, "tensor_device", "cpu")
+    return syncs

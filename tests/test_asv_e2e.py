@@ -26,7 +26,7 @@ import os
 
 import torch
 
-from .harness import OpBenchmark
+from ._harness import OpBenchmark
 
 
 class ThreadsProbe(OpBenchmark):

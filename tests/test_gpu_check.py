@@ -1,4 +1,4 @@
-"""tools/gpu_check.py can only measure on a GPU; what it can do here is checked here: its
+"""tools/studies/gpu_check.py can only measure on a GPU; what it can do here is checked: its
 asv part runs end to end on CPU rows under both launch methods, its memory expectations
 come from shapes alone, and with no GPU it says so and exits 2."""
 
@@ -10,7 +10,7 @@ import sys
 import pytest
 import torch
 
-from tools import gpu_check
+from tools.studies import gpu_check
 
 from .conftest import REPO_ROOT
 
@@ -54,7 +54,7 @@ def test_memory_expectations_come_from_shapes_in_allocator_blocks():
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU path")
 def test_without_a_gpu_it_says_so_and_exits_2(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "tools.gpu_check", "--out", str(tmp_path)],
+        [sys.executable, "-m", "tools.studies.gpu_check", "--out", str(tmp_path)],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

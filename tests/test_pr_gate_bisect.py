@@ -68,7 +68,7 @@ def test_a_2x_slower_op_fails_with_the_regression_message(gate_repo):
     assert text.startswith(f"## Benchmarks: {VERDICTS[1]}")
     # The confirmed changes come first; the first pass may also hold a noisy row.
     confirmed = text.split("First pass, before confirming")[0]
-    regressed = [line for line in confirmed.splitlines() if line.startswith("| +")]
+    regressed = [line for line in confirmed.splitlines() if line.startswith("| slower")]
     assert regressed and all(BENCH in line and "'functional'" in line for line in regressed)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,7 @@ from .conftest import REPO_ROOT
 
 
 def load_tool(name: str):
-    path = REPO_ROOT / "tools" / f"{name}.py"
+    path = REPO_ROOT / "tools" / "studies" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -70,7 +69,7 @@ def test_launch_cost_counts_a_process_per_combination_and_round():
 def test_measurement_scripts_have_help():
     for name in ("commit_overhead", "launch_cost"):
         done = subprocess.run(
-            [sys.executable, str(Path("tools") / f"{name}.py"), "--help"],
+            [sys.executable, "-m", f"tools.studies.{name}", "--help"],
             cwd=REPO_ROOT,
             capture_output=True,
             text=True,

@@ -6,7 +6,15 @@ import pytest
 import torch
 
 import tensorops
-from tensorops._registry import _OPS, UnsupportedCase, VariantUnavailable, define_op, variant
+from tensorops._registry import (
+    _OPS,
+    UnsupportedCase,
+    VariantUnavailable,
+    define_op,
+    get_op,
+    variant,
+)
+from tensorops.cases import tensors_in
 
 # Small shapes in each op's own convention (see the op modules' docstrings).
 SMALL_SHAPES = {
@@ -16,6 +24,7 @@ SMALL_SHAPES = {
     "linear_gelu": (4, 6, 40, 24),
     "conv2d": (2, 3, 12, 11, 8, 3),
     "attention": (2, 3, 16, 8),
+    "embedding": (3, 5, 40, 8),
     "host_to_device": (64, 3),
     "device_to_host": (64, 3),
 }
@@ -80,7 +89,8 @@ def test_variants_leave_their_inputs_untouched(op, name):
             assert torch.equal(original, value)
             assert original.stride() == value.stride()
     if tensorops.get_variant(op, name).equivalence == "close":
-        assert torch.equal(first, second)
+        for a, b in zip(tensors_in(first), tensors_in(second), strict=True):
+            assert torch.equal(a, b)
 
 
 def test_the_check_catches_a_wrong_variant():
@@ -125,8 +135,6 @@ def test_distribution_check_rejects_a_wrong_distribution():
     define_op(
         "uniform_probe",
         make_inputs=lambda case: (case.shape,),
-        flops=lambda c: 0,
-        bytes_moved=lambda c: 0,
         reference="uniform",
     )
     variant("uniform_probe", "uniform", equivalence="distribution")(lambda shape: torch.rand(shape))
@@ -193,7 +201,9 @@ def test_restride_inputs_are_not_contiguous():
             (3 * 224 * 224 + 64 * 27 + 64 + 64 * 222 * 222) * 4,
         ),
         (tensorops.Case("attention", (1, 2, 8, 4)), 2 * 2 * 8 * 8 * 4, 4 * 64 * 4),
-        (tensorops.Case("split_last_dim", (2, 4, 6)), 0, 0),
+        (tensorops.Case("split_last_dim", (2, 4, 6)), None, 0),
+        # 2 x 3 lookups of 5-wide rows: the indices (int64) and the rows read, rows written.
+        (tensorops.Case("embedding", (2, 3, 100, 5)), None, 6 * 8 + 2 * 6 * 5 * 4),
     ],
 )
 def test_cases_state_flops_and_bytes(case, flops, bytes_moved):
@@ -205,7 +215,32 @@ def test_every_op_states_positive_bytes_or_a_free_view():
     for op in tensorops.op_names():
         case = small_case(op, "float32", "cpu")
         assert case.bytes_moved > 0 or op == "split_last_dim", op
-        assert case.flops >= 0
+        assert case.flops is None or case.flops > 0, op
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in tensorops.op_names() if get_op(op).bytes_moved is None]
+)
+def test_default_bytes_are_every_input_and_the_output_once(op):
+    """The default traffic, computed from shapes on the meta device, equals the inputs'
+    and the output's bytes of a real call."""
+    case = small_case(op, "float32", "cpu")
+    inputs = case.inputs()
+    output = tensorops.bind(case, get_op(op).reference)()
+    real = sum(t.nbytes for t in tensors_in((*inputs, output)))
+    assert case.bytes_moved == real > 0
+
+
+def test_index_inputs_are_seeded_in_range_and_independent_of_the_float_inputs():
+    case = tensorops.Case("embedding", (2, 64, 10, 4))
+    table, indices = case.inputs()
+    again = tensorops.Case("embedding", (2, 64, 10, 4)).inputs()[1]
+    other = tensorops.Case("embedding", (2, 64, 10, 4), seed=1).inputs()[1]
+    assert indices.dtype == torch.int64 and indices.shape == (2, 64)
+    assert int(indices.min()) >= 0 and int(indices.max()) < 10
+    assert torch.equal(indices, again) and not torch.equal(indices, other)
+    # The table is what random_inputs draws alone: the indices come from their own stream.
+    assert torch.equal(table, tensorops.cases.random_inputs(case, (10, 4))[0])
 
 
 @pytest.mark.parametrize(

@@ -17,40 +17,26 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import itertools
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from asv.config import Config
-from asv.results import Results
-from asv.util import human_value
 
 from tools.common import (
     RESULTS_DIR,
     ToolError,
     append_step_summary,
     asv_executable,
+    compare,
+    discovered_units,
     first_parent_commits,
     git,
-    machine_result_files,
     register_machine,
     run_main,
 )
 
 FOUND = re.compile(r"Greatest (?:regression|improvement) found: ([0-9a-f]{7,40})")
-
-
-def benchmark_names(repo: Path) -> list[str]:
-    """Every benchmark in the suites, found by asv_runner's own discovery."""
-    from asv_runner.discovery import disc_benchmarks
-
-    sys.path.insert(0, str(repo))
-    try:
-        return sorted(benchmark.name for benchmark in disc_benchmarks(str(repo / "benchmarks")))
-    finally:
-        sys.path.remove(str(repo))
 
 
 def resolve_benchmark(pattern: str, names: list[str]) -> str:
@@ -110,32 +96,20 @@ def run_find(repo: Path, args: argparse.Namespace, spec: str, benchmark: str) ->
     return found[-1]
 
 
-def values_at(repo: Path, machine: str, commit: str, benchmark: str):
-    for path, data in machine_result_files(repo / RESULTS_DIR, machine).items():
-        if data["commit_hash"] == commit:
-            result = Results.load(str(path), machine_name=machine)
-            params = result.get_result_params(benchmark)
-            labels = [", ".join(combo) for combo in itertools.product(*params)] or [""]
-            return dict(zip(labels, result.get_result_value(benchmark, params), strict=True))
-    raise ToolError(f"no result of {benchmark} at {commit[:8]} on machine {machine}")
-
-
-def verdict(repo: Path, machine: str, benchmark: str, guilty: str, parent: str) -> str:
-    before = values_at(repo, machine, parent, benchmark)
-    after = values_at(repo, machine, guilty, benchmark)
-    measured = [
-        (after[label] / before[label], label)
-        for label in before
-        if before[label] and after.get(label) and before[label] > 0
+def verdict(repo: Path, machine: str, benchmark: str, unit: str, guilty: str, parent: str) -> str:
+    """The guilty commit, and the row of the benchmark that got worst across it."""
+    rows = [
+        row
+        for row in compare(repo / RESULTS_DIR, machine, parent, guilty, {benchmark: unit})
+        if row.benchmark == benchmark
     ]
     subject = git("log", "-1", "--format=%s", guilty, cwd=repo)
     lines = [f"guilty commit: {guilty[:12]} {subject!r}"]
-    if measured:
-        ratio, label = max(measured)
-        unit = "seconds" if ".time_" in benchmark else "unit"
+    if rows:
+        worst = max(rows, key=lambda row: row.slowdown)
         lines.append(
-            f"{benchmark}({label}): {human_value(before[label], unit)} at {parent[:12]} -> "
-            f"{human_value(after[label], unit)} at {guilty[:12]} ({ratio:.2f}x)"
+            f"{worst.label}: {worst.shown(worst.before)} at {parent[:12]} -> "
+            f"{worst.shown(worst.after)} at {guilty[:12]} ({worst.slowdown:.2f}x)"
         )
     return "\n".join(lines)
 
@@ -158,7 +132,8 @@ def main() -> int:
         git("rev-parse", "--verify", f"{name}^{{commit}}", cwd=repo)
         for name in (args.good, args.bad)
     )
-    benchmark = resolve_benchmark(args.benchmark, benchmark_names(repo))
+    units = discovered_units(repo)
+    benchmark = resolve_benchmark(args.benchmark, sorted(units))
     spec, commits = find_range(repo, good, bad)
     register_machine(args.machine)
     short = run_find(repo, args, spec, benchmark)
@@ -166,7 +141,14 @@ def main() -> int:
     (index,) = [i for i, commit in enumerate(oldest_first) if commit.startswith(short)]
     if index == 0:
         raise ToolError(f"asv find named {short}, the first commit of the range")
-    text = verdict(repo, args.machine, benchmark, oldest_first[index], oldest_first[index - 1])
+    text = verdict(
+        repo,
+        args.machine,
+        benchmark,
+        units[benchmark],
+        oldest_first[index],
+        oldest_first[index - 1],
+    )
     print(text)
     append_step_summary(f"## Bisect: {benchmark}\n\n```\n{text}\n```")
     return 0

@@ -13,6 +13,7 @@ import platform
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -123,3 +124,138 @@ def first_parent_commits(revision_range: Sequence[str] | str, cwd: Path) -> list
     """Commits newest first, along first parents (the history asv graphs)."""
     spec = [revision_range] if isinstance(revision_range, str) else list(revision_range)
     return git("rev-list", "--first-parent", *spec, cwd=cwd).split()
+
+
+# ---------------------------------------------------------------- asv comparisons
+# The one place that reads a comparison of two commits out of asv's results, for the gate,
+# the studies and bisect: values, samples and stats through asv's Results API, and asv's
+# own rule for "beyond the factor and statistically different" (the rule `asv compare` and
+# `asv continuous` apply; private in asv 0.6.6, so imported here and nowhere else).
+
+
+def higher_is_better(unit: str) -> bool:
+    """Rates (GFLOP/s, GB/s) and shares of the machine's peak ("% of peak"): unlike
+    asv's assumption, for these a higher value is the better one."""
+    return unit.endswith("/s") or unit.startswith("%")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One benchmark and parameter combination measured at two commits."""
+
+    benchmark: str
+    params: str  # asv's text form, "('cpu', 'float32')"; "" when not parameterized
+    unit: str
+    before: float
+    after: float
+    # (stats, samples) of each side, as asv's significance test takes them.
+    before_stats: tuple = (None, None)
+    after_stats: tuple = (None, None)
+
+    @property
+    def label(self) -> str:
+        """``name(params)``: how asv names the row, and what ``--bench`` matches."""
+        return f"{self.benchmark}{self.params}"
+
+    @property
+    def ratio(self) -> float:
+        return self.after / self.before
+
+    @property
+    def slowdown(self) -> float:
+        """How many times worse ``after`` is: the ratio, inverted for rates."""
+        return 1 / self.ratio if higher_is_better(self.unit) else self.ratio
+
+    def shown(self, value: float) -> str:
+        from asv.util import human_value
+
+        text = human_value(value, self.unit)
+        return text if self.unit in ("seconds", "bytes", "") else f"{text} {self.unit}"
+
+    def slower(self, factor: float) -> bool:
+        """Worse beyond ``factor`` and significantly so, by asv's rule (which reads every
+        value as lower-is-better), turned round for rates."""
+        from asv.commands.compare import _is_result_better
+
+        if higher_is_better(self.unit):  # a fall is the slowdown
+            return _is_result_better(
+                self.after, self.before, self.after_stats, self.before_stats, factor
+            )
+        return _is_result_better(
+            self.before, self.after, self.before_stats, self.after_stats, factor
+        )
+
+    def changed(self, factor: float) -> bool:
+        """Beyond ``factor`` in either direction, significantly."""
+        from asv.commands.compare import _is_result_better
+
+        return _is_result_better(
+            self.before, self.after, self.before_stats, self.after_stats, factor
+        ) or _is_result_better(self.after, self.before, self.after_stats, self.before_stats, factor)
+
+
+def benchmark_units(results_dir: Path) -> dict[str, str]:
+    """Each benchmark's unit, from the benchmarks.json asv keeps beside the results."""
+    benchmarks = json.loads((results_dir / "benchmarks.json").read_text())
+    return {name: b.get("unit", "") for name, b in benchmarks.items() if name != "version"}
+
+
+def commit_values(results_dir: Path, machine: str, commit: str) -> dict[tuple[str, str], tuple]:
+    """``(benchmark, params) -> (value, stats, samples)`` of every measured row of
+    ``machine`` at ``commit`` (skipped and failed rows left out)."""
+    import itertools
+
+    from asv.results import iter_results_for_machine_and_hash
+
+    rows = {}
+    for result in iter_results_for_machine_and_hash(str(results_dir), machine, commit):
+        for key in result.get_all_result_keys():
+            params = result.get_result_params(key)
+            combos = [f"({', '.join(c)})" for c in itertools.product(*params)] if params else [""]
+            measured = zip(
+                combos,
+                result.get_result_value(key, params),
+                result.get_result_stats(key, params),
+                result.get_result_samples(key, params),
+                strict=True,
+            )
+            for combo, value, stats, samples in measured:
+                if value is not None and value == value:  # None: failed; NaN: skipped
+                    rows[key, combo] = (value, stats, samples)
+    return rows
+
+
+def discovered_units(repo: Path) -> dict[str, str]:
+    """Every benchmark of the repository's suites and its unit, by asv_runner's own
+    discovery (it imports the suites, and torch with them)."""
+    from asv_runner.discovery import disc_benchmarks
+
+    sys.path.insert(0, str(repo))
+    try:
+        return {b.name: b.unit for b in disc_benchmarks(str(repo / "benchmarks"))}
+    finally:
+        sys.path.remove(str(repo))
+
+
+def compare(
+    results_dir: Path, machine: str, base: str, head: str, units: dict[str, str] | None = None
+) -> list[Row]:
+    """Every row measured at both commits with a positive value before. Units come from
+    the benchmarks.json asv writes beside the results, unless given (``asv find`` writes
+    none)."""
+    units = units if units is not None else benchmark_units(results_dir)
+    before = commit_values(results_dir, machine, base)
+    after = commit_values(results_dir, machine, head)
+    return [
+        Row(
+            name,
+            params,
+            units.get(name, ""),
+            before[name, params][0],
+            after[name, params][0],
+            before[name, params][1:],
+            after[name, params][1:],
+        )
+        for name, params in sorted(set(before) & set(after))
+        if before[name, params][0] > 0
+    ]

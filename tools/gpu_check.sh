@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run tools/gpu_check.py on a CUDA machine whose Python has torch but not asv (the
+# Run tools/studies/gpu_check.py on a CUDA machine whose Python has torch but not asv (the
 # device tool's H200 image: Python 3.12, nothing fetchable). First, where pip works:
 #
 #   echo /.whl/ >> .git/info/exclude
@@ -21,4 +21,4 @@ python3 -m venv --system-site-packages "$venv"
 # tensorops from this tree, by path: nothing to build on a machine that fetches nothing.
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo "$PWD/src" >"$site/tensorops-src.pth"
-PYTHONUNBUFFERED=1 exec "$venv/bin/python" -m tools.gpu_check --out "$out"
+PYTHONUNBUFFERED=1 exec "$venv/bin/python" -m tools.studies.gpu_check --out "$out"

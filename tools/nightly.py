@@ -40,7 +40,7 @@ MANIFEST = "manifest.txt"  # not *.json: asv would try to load it as a result fi
 # Run by the asv env's interpreter, from the repo root: what the benchmarks ran under.
 MANIFEST_PROBE = """
 import dataclasses, os, platform, torch
-from benchmarks.harness import controls_from_env
+from benchmarks._harness.controls import controls_from_env
 controls = dataclasses.asdict(controls_from_env())
 cuda = torch.cuda.is_available()
 facts = {

@@ -4,10 +4,10 @@
                                       [-- ASV CONTINUOUS OPTIONS]
 
 Runs ``asv continuous --split --interleave-rounds`` (both commits measured in alternating
-rounds, so drift on a shared runner hits both alike) and reads ``asv compare --split`` for
-benchmarks that got slower by more than the factor. asv reads every value as lower is
-better, so a rate (GFLOP/s, GB/s, % of peak) that *drops* is the slowdown, and one that
-rises is not.
+rounds, so drift on a shared runner hits both alike) and reads the comparison
+(tools.common.compare, asv's rule) for benchmarks that got slower by more than the factor.
+asv reads every value as lower is better, so a rate (GFLOP/s, GB/s, % of peak) that
+*drops* is the slowdown, and one that rises is not.
 What the first pass flags is measured again the same way, and only a slowdown that
 reproduces fails the gate: a no-op comparison on a 2-core runner flags a few noisy
 benchmarks by chance; a real slowdown flags them twice (README, "Choosing the factor").
@@ -23,15 +23,15 @@ failed, 3 asv itself failed.
 from __future__ import annotations
 
 import argparse
-import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 from tools.common import (
     RESULTS_DIR,
+    Row,
     ToolError,
     asv,
+    compare,
     git,
     register_machine,
     run_main,
@@ -58,49 +58,19 @@ VERDICTS = {
 }
 
 
-def higher_is_better(unit: str) -> bool:
-    """Rates (GFLOP/s, GB/s) and shares of the machine's peak ("% of peak"): unlike
-    asv's assumption, for these a higher value is the better one."""
-    return unit.endswith("/s") or unit.startswith("%")
-
-
-def slower_rows(table: str, units: dict[str, str]) -> list[str]:
-    """The rows (``name(params)``, as asv matches ``--bench``) an ``asv compare`` table
-    shows as slower beyond the factor: marked ``+`` (value rose) for times and sizes,
-    ``-`` (value fell) for rates and shares."""
-    return sorted(
-        {
-            cells[4]
-            for line, cells in table_cells(table)
-            if cells
-            and cells[0] in ("+", "-")
-            and (cells[0] == "-") == higher_is_better(units.get(row_name(cells[4]), ""))
-        }
-    )
-
-
-def table_cells(table: str) -> Iterator[tuple[str, list[str] | None]]:
-    """Each line of an ``asv compare`` table, with its five cells (change, before, after,
-    ratio, ``name(params)``) when it is a benchmark's row."""
-    for line in table.splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        is_row = len(cells) == 5 and cells[0] != "Change" and not cells[0].startswith("--")
-        yield line, cells if is_row else None
-
-
-def row_name(row: str) -> str:
-    """The benchmark's name of an ``asv compare`` row, ``name(params)``."""
-    return row.split("(", 1)[0]
-
-
-def count_rows(rows: list[str], units: dict[str, str]) -> set[str]:
-    """Those of ``rows`` that are instruction counts."""
-    return {row for row in rows if units.get(row_name(row)) == COUNT_UNIT}
-
-
-def table_of(table: str, rows: set[str]) -> str:
-    """``table`` with its header and only the rows named in ``rows``."""
-    return "\n".join(line for line, cells in table_cells(table) if not cells or cells[4] in rows)
+def markdown_table(rows: list[tuple[Row, str]]) -> str:
+    """``(row, change)`` pairs as a Markdown table, the change in words ("slower",
+    "faster"): for rates a fall is the slowdown, which asv's own +/- would hide."""
+    lines = [
+        "| Change | Before | After | Ratio | Benchmark (Parameter) |",
+        "|--------|--------|-------|-------|-----------------------|",
+    ]
+    lines += [
+        f"| {change} | {row.shown(row.before)} | {row.shown(row.after)} | {row.ratio:.3f} "
+        f"| {row.label} |"
+        for row, change in rows
+    ]
+    return "\n".join(lines)
 
 
 def with_default_selection(asv_args: list[str]) -> list[str]:
@@ -150,52 +120,33 @@ class Gate:
         )
         return done.returncode
 
-    def compare(self, *extra: str, factor: float | None = None) -> str:
-        done = asv(
-            "compare",
-            "--split",
-            "--factor",
-            str(factor or self.factor),
-            "--machine",
-            self.machine,
-            *extra,
-            self.base,
-            self.head,
-            cwd=self.repo,
-            capture=True,
-        )
-        if done.returncode != 0:
-            raise ToolError(f"asv compare failed: {done.stderr.strip()[-300:]}")
-        return done.stdout.strip()
-
     @property
     def count_factor(self) -> float:
         return min(COUNT_FACTOR, self.factor)
 
-    def units(self) -> dict[str, str]:
-        benchmarks = json.loads((self.repo / RESULTS_DIR / "benchmarks.json").read_text())
-        return {name: b.get("unit", "") for name, b in benchmarks.items() if name != "version"}
+    def rows(self) -> list[Row]:
+        return compare(self.repo / RESULTS_DIR, self.machine, self.base, self.head)
+
+    def factor_of(self, row: Row) -> float:
+        """Counts at ``count_factor``, everything else at ``factor``."""
+        return self.count_factor if row.unit == COUNT_UNIT else self.factor
 
     def slower(self) -> list[str]:
-        """Rows slower beyond the factor: counts at ``count_factor``, the rest at
-        ``factor``."""
-        units = self.units()
-        sampled = slower_rows(self.compare("--only-changed"), units)
-        counted = slower_rows(self.compare("--only-changed", factor=self.count_factor), units)
-        return sorted((set(sampled) - count_rows(sampled, units)) | count_rows(counted, units))
+        """Rows slower beyond their factor, as ``name(params)``."""
+        return sorted(row.label for row in self.rows() if row.slower(self.factor_of(row)))
 
     def changes(self) -> str:
-        """The changed rows as Markdown: times at the factor, counts at theirs."""
-        sections = [self.compare("--only-changed")]
-        count_table = self.compare("--only-changed", factor=self.count_factor)
-        units = self.units()
-        counted = count_rows(slower_rows(count_table, units), units)
-        if counted:
-            sections.append(
-                f"Instruction counts, judged at factor {self.count_factor}:\n\n"
-                + table_of(count_table, counted)
-            )
-        return "\n\n".join(section for section in sections if section)
+        """The rows changed beyond their factor, as Markdown; empty when none."""
+        changed = [
+            (row, "slower" if row.slower(self.factor_of(row)) else "faster")
+            for row in self.rows()
+            if row.changed(self.factor_of(row))
+        ]
+        return markdown_table(changed) if changed else ""
+
+    def table(self) -> str:
+        """Every row, as Markdown."""
+        return markdown_table([(row, "") for row in self.rows()])
 
     def decide(self, first_pass: int, asv_args: list[str], confirmed: bool):
         """The verdict after a first ``continuous`` pass exited ``first_pass``; and the
@@ -205,7 +156,7 @@ class Gate:
         slower = self.slower()
         if first_pass == 2 or not slower or not confirmed:
             return (2 if first_pass == 2 else int(bool(slower))), ""
-        counted = count_rows(slower, self.units())
+        counted = {row.label for row in self.rows() if row.unit == COUNT_UNIT} & set(slower)
         sampled = sorted(set(slower) - counted)
         if not sampled:  # a count does not change when taken again
             return 1, ""
@@ -256,16 +207,14 @@ def main() -> int:
         f"## Benchmarks: {VERDICTS[status]}",
         f"`{gate.base[:8]}` ({args.base}) → `{gate.head[:8]}` ({args.head}), "
         f"factor {args.factor} ({gate.count_factor} for instruction counts), machine "
-        f"`{args.machine}`. asv marks `+` for a value that "
-        "rose and `-` for one that fell; for GFLOP/s, GB/s and % of peak a fall is the "
-        "slowdown.",
+        f"`{args.machine}`. For GFLOP/s, GB/s and % of peak a fall is the slowdown.",
     ]
     if status != 3:
         sections.append(gate.changes() or "No benchmark changed beyond the factor.")
         if first_changes:
             sections.append(f"First pass, before confirming:\n\n{first_changes}")
         sections.append(
-            f"<details><summary>All benchmarks</summary>\n\n{gate.compare()}\n\n</details>"
+            f"<details><summary>All benchmarks</summary>\n\n{gate.table()}\n\n</details>"
         )
     write_summary("\n\n".join(sections) + "\n")
     print(f"pr_gate: {VERDICTS[status]}")

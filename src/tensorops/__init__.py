@@ -11,7 +11,18 @@ Every op names a reference variant; every variant is proven equal to it per dtyp
 tensorops can read it as "not available at this version" rather than a crash.
 """
 
-from . import activation, attention, conv, creation, linear, matmul, movement, norm, reduction
+from . import (
+    activation,
+    attention,
+    conv,
+    creation,
+    indexing,
+    linear,
+    matmul,
+    movement,
+    norm,
+    reduction,
+)
 from ._registry import (
     Op,
     UnsupportedCase,
@@ -42,6 +53,7 @@ __all__ = [
     "creation",
     "get_op",
     "get_variant",
+    "indexing",
     "linear",
     "matmul",
     "movement",

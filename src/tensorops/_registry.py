@@ -50,7 +50,6 @@ class Variant:
     equivalence: str = "close"
     # The output dtype when it differs from the inputs' (autocast); None means "the same".
     output_dtype: torch.dtype | None = None
-    doc: str = ""
 
     def bind(self, inputs: Inputs) -> Callable[[], Any]:
         args = self.prepare(*inputs) if self.prepare is not None else inputs
@@ -60,15 +59,19 @@ class Variant:
 
 @dataclass(frozen=True)
 class Op:
-    """An op: its input factory, its cost model and its variants."""
+    """An op: its input factory, its cost model and its variants.
+
+    ``flops(case)`` is None for an op whose work is not floating-point arithmetic (a
+    gather, a copy); ``bytes_moved(case)`` None means the default, every input tensor
+    read once and the output written once (:attr:`tensorops.Case.bytes_moved`).
+    """
 
     name: str
     make_inputs: Callable[..., Inputs]
-    flops: Callable[..., int]
-    bytes_moved: Callable[..., int]
     reference: str
+    flops: Callable[..., int] | None = None
+    bytes_moved: Callable[..., int] | None = None
     variants: dict[str, Variant] = field(default_factory=dict)
-    doc: str = ""
 
 
 _OPS: dict[str, Op] = {}
@@ -78,14 +81,16 @@ def define_op(
     name: str,
     *,
     make_inputs: Callable[..., Inputs],
-    flops: Callable[..., int],
-    bytes_moved: Callable[..., int],
     reference: str,
-    doc: str = "",
+    flops: Callable[..., int] | None = None,
+    bytes_moved: Callable[..., int] | None = None,
 ) -> Op:
+    """Register op ``name``: its seeded input factory, its reference variant's name, and
+    optionally its FLOPs and (when they are not the inputs' and output's bytes) its
+    compulsory memory traffic, each a function of the case."""
     if name in _OPS:
         raise ValueError(f"op {name!r} is defined twice")
-    op = Op(name, make_inputs, flops, bytes_moved, reference, {}, doc)
+    op = Op(name, make_inputs, reference, flops, bytes_moved, {})
     _OPS[name] = op
     return op
 
@@ -97,7 +102,7 @@ def variant(op: str, name: str, **options: Any) -> Callable[[Callable], Callable
         variants = get_op(op).variants
         if name in variants:
             raise ValueError(f"variant {name!r} of op {op!r} is registered twice")
-        variants[name] = Variant(op, name, fn, doc=(fn.__doc__ or "").strip(), **options)
+        variants[name] = Variant(op, name, fn, **options)
         return fn
 
     return register

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from ._registry import define_op, variant
-from .cases import Case, numel, random_inputs
+from .cases import Case, flops_per_element, random_inputs
 
 # max |gelu_tanh(x) - gelu(x)| over all x is about 4.7e-4 (at |x| near 2); allowed
 # relative to max |reference|, which is at least 1 for any but tiny standard-normal inputs.
@@ -23,27 +23,14 @@ def _elementwise_inputs(case: Case) -> tuple[torch.Tensor]:
     return (x,)
 
 
-def _elementwise_bytes(case: Case) -> int:
-    return 2 * numel(*case.shape) * case.element_size
-
-
 # Nominal FLOPs per element, a transcendental counted as one: gelu = x/√2, erf, +1, ×0.5, ×x;
-# silu = negate, exp, +1, divide.
+# silu = negate, exp, +1, divide. Bytes: the default, x read and y written.
+
+# gelu: x * Φ(x), Φ the standard normal CDF.
+define_op("gelu", make_inputs=_elementwise_inputs, flops=flops_per_element(5), reference="exact")
+# silu: x * sigmoid(x).
 define_op(
-    "gelu",
-    make_inputs=_elementwise_inputs,
-    flops=lambda case: 5 * numel(*case.shape),
-    bytes_moved=_elementwise_bytes,
-    reference="exact",
-    doc="x * Φ(x), Φ the standard normal CDF.",
-)
-define_op(
-    "silu",
-    make_inputs=_elementwise_inputs,
-    flops=lambda case: 4 * numel(*case.shape),
-    bytes_moved=_elementwise_bytes,
-    reference="functional",
-    doc="x * sigmoid(x).",
+    "silu", make_inputs=_elementwise_inputs, flops=flops_per_element(4), reference="functional"
 )
 
 

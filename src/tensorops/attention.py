@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from ._registry import define_op, variant
-from .cases import Case, numel, random_inputs
+from .cases import Case, random_inputs
 from .compiled import register_compiled_variant
 
 
@@ -27,14 +27,8 @@ def _attention_flops(case: Case) -> int:
     return 2 * batch * heads * seq_len * seq_len * head_dim
 
 
-define_op(
-    "attention",
-    make_inputs=_attention_inputs,
-    flops=_attention_flops,
-    bytes_moved=lambda case: 4 * numel(*case.shape) * case.element_size,
-    reference="naive",
-    doc="Causal softmax(Q Kᵀ / sqrt(d)) V.",
-)
+# Causal softmax(Q Kᵀ / sqrt(d)) V; bytes: the default, Q, K, V read and the output written.
+define_op("attention", make_inputs=_attention_inputs, flops=_attention_flops, reference="naive")
 
 
 def _with_causal_mask(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple:

@@ -46,26 +46,9 @@ def _conv_flops(case: Case) -> int:
     return 2 * outputs * in_channels * kernel * kernel + outputs
 
 
-def _conv_bytes(case: Case) -> int:
-    batch, in_channels, height, width, out_channels, kernel = case.shape
-    out_h, out_w = _output_size(case)
-    elements = (
-        batch * in_channels * height * width
-        + out_channels * in_channels * kernel * kernel
-        + out_channels
-        + batch * out_channels * out_h * out_w
-    )
-    return elements * case.element_size
-
-
-define_op(
-    "conv2d",
-    make_inputs=_conv_inputs,
-    flops=_conv_flops,
-    bytes_moved=_conv_bytes,
-    reference="functional",
-    doc="y = conv2d(x, weight) + bias, stride 1, no padding.",
-)
+# y = conv2d(x, weight) + bias, stride 1, no padding; bytes: the default, x, weight and
+# bias read and y written.
+define_op("conv2d", make_inputs=_conv_inputs, flops=_conv_flops, reference="functional")
 
 
 @variant("conv2d", "functional")

@@ -9,26 +9,17 @@ from __future__ import annotations
 import torch
 
 from ._registry import define_op, variant
-from .cases import Case, numel
+from .cases import Case
 
 
 def _creation_inputs(case: Case) -> tuple[tuple[int, ...], torch.dtype, torch.device]:
     return case.shape, case.torch_dtype, case.torch_device
 
 
-def _written_bytes(case: Case) -> int:
-    return numel(*case.shape) * case.element_size
-
-
-for _name, _doc in (("randn", "Standard-normal samples."), ("zeros", "All zeros.")):
-    define_op(
-        _name,
-        make_inputs=_creation_inputs,
-        flops=lambda case: 0,
-        bytes_moved=_written_bytes,
-        reference="on_device",
-        doc=_doc,
-    )
+# Standard-normal samples, and all zeros. No FLOPs; bytes: the default, which for inputs
+# that are no tensors is the output written.
+define_op("randn", make_inputs=_creation_inputs, reference="on_device")
+define_op("zeros", make_inputs=_creation_inputs, reference="on_device")
 
 
 # Different devices draw from different RNG streams, so randn variants are checked

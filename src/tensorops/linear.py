@@ -7,12 +7,14 @@ The NLP case ``(32, 512, 768, 768)`` is a 768-wide projection over 32×512 token
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 
 from ._registry import define_op, variant
 from .autocast import register_autocast_variants
-from .cases import Case, numel, random_inputs
+from .cases import Case, random_inputs
 from .compiled import register_compiled_variant
 
 
@@ -30,25 +32,12 @@ def _linear_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor
 
 def _linear_flops(case: Case) -> int:
     *batch, in_features, out_features = case.shape
-    rows = numel(*batch)
+    rows = math.prod(batch)
     return 2 * rows * in_features * out_features + rows * out_features
 
 
-def _linear_bytes(case: Case) -> int:
-    *batch, in_features, out_features = case.shape
-    rows = numel(*batch)
-    elements = rows * in_features + out_features * in_features + out_features + rows * out_features
-    return elements * case.element_size
-
-
-define_op(
-    "linear",
-    make_inputs=_linear_inputs,
-    flops=_linear_flops,
-    bytes_moved=_linear_bytes,
-    reference="functional",
-    doc="y = x @ weight.T + bias.",
-)
+# y = x @ weight.T + bias; bytes: the default, x, weight and bias read and y written.
+define_op("linear", make_inputs=_linear_inputs, flops=_linear_flops, reference="functional")
 
 
 @variant("linear", "functional")
@@ -75,17 +64,11 @@ register_autocast_variants("linear", F.linear)
 
 def _linear_gelu_flops(case: Case) -> int:
     *batch, _, out_features = case.shape
-    return _linear_flops(case) + 5 * numel(*batch) * out_features  # gelu: 5 per element
+    return _linear_flops(case) + 5 * math.prod(batch) * out_features  # gelu: 5 per element
 
 
-define_op(
-    "linear_gelu",
-    make_inputs=_linear_inputs,
-    flops=_linear_gelu_flops,
-    bytes_moved=_linear_bytes,
-    reference="eager",
-    doc="y = gelu(x @ weight.T + bias), gelu in its exact (erf) form.",
-)
+# y = gelu(x @ weight.T + bias), gelu in its exact (erf) form.
+define_op("linear_gelu", make_inputs=_linear_inputs, flops=_linear_gelu_flops, reference="eager")
 
 
 @variant("linear_gelu", "eager")

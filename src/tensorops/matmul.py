@@ -6,11 +6,13 @@ Case shapes: ``matmul`` is ``(m, k, n)`` for ``(m, k) @ (k, n)``; ``bmm`` is
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ._registry import define_op, variant
 from .autocast import register_autocast_variants
-from .cases import Case, numel, random_inputs
+from .cases import Case, random_inputs
 
 
 def _product_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
@@ -20,24 +22,14 @@ def _product_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
     return a, b
 
 
-def _product_bytes(case: Case) -> int:
-    *batch, m, k, n = case.shape
-    return numel(*batch) * (m * k + k * n + m * n) * case.element_size
+def _product_flops(case: Case) -> int:
+    return 2 * math.prod(case.shape)
 
 
-def _define_product(name: str, reference: str, doc: str) -> None:
-    define_op(
-        name,
-        make_inputs=_product_inputs,
-        flops=lambda case: 2 * numel(*case.shape),
-        bytes_moved=_product_bytes,
-        reference=reference,
-        doc=doc,
-    )
-
-
-_define_product("matmul", "mm", "C = A @ B for 2-D A (m, k) and B (k, n).")
-_define_product("bmm", "bmm", "Batched C[i] = A[i] @ B[i] for A (b, m, k) and B (b, k, n).")
+# C = A @ B for 2-D A (m, k) and B (k, n); batched C[i] = A[i] @ B[i] for A (b, m, k) and
+# B (b, k, n). Bytes: the default, A and B read and C written.
+define_op("matmul", make_inputs=_product_inputs, flops=_product_flops, reference="mm")
+define_op("bmm", make_inputs=_product_inputs, flops=_product_flops, reference="bmm")
 
 
 @variant("matmul", "mm")

@@ -9,10 +9,12 @@ memory) or "pinned" (page-locked, which allows truly asynchronous DMA).
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ._registry import UnsupportedCase, define_op, require_accelerator, variant
-from .cases import Case, numel, random_inputs
+from .cases import Case, random_inputs
 
 
 def _transposed_input(case: Case) -> tuple[torch.Tensor]:
@@ -23,24 +25,15 @@ def _transposed_input(case: Case) -> tuple[torch.Tensor]:
     return (base.transpose(1, 2),)
 
 
+# x (B, C, T), non-contiguous, to (B, C, T/2, 2). Splitting a dimension is expressible as
+# a view even on this non-contiguous input, so no byte has to move; any traffic a variant
+# causes is its own overhead.
 define_op(
-    "split_last_dim",
-    make_inputs=_transposed_input,
-    flops=lambda case: 0,
-    # Splitting a dimension is expressible as a view even on this non-contiguous input,
-    # so no byte has to move; any traffic a variant causes is its own overhead.
-    bytes_moved=lambda case: 0,
-    reference="reshape",
-    doc="x (B, C, T), non-contiguous, to (B, C, T/2, 2).",
+    "split_last_dim", make_inputs=_transposed_input, bytes_moved=lambda case: 0, reference="reshape"
 )
-define_op(
-    "flatten_transposed",
-    make_inputs=_transposed_input,
-    flops=lambda case: 0,
-    bytes_moved=lambda case: 2 * numel(*case.shape) * case.element_size,
-    reference="reshape",
-    doc="x (B, C, T), non-contiguous, to (B, C*T): no view can express it, a copy is required.",
-)
+# x (B, C, T), non-contiguous, to (B, C*T): no view can express it, a copy is required
+# (bytes: the default, x read and the copy written).
+define_op("flatten_transposed", make_inputs=_transposed_input, reference="reshape")
 
 
 def _split_shape(x: torch.Tensor) -> tuple[int, int, int, int]:
@@ -86,7 +79,7 @@ def flatten(x: torch.Tensor) -> torch.Tensor:
 
 def _copy_bytes(case: Case) -> int:
     # Each element crosses the host-device link once.
-    return numel(*case.shape) * case.element_size
+    return math.prod(case.shape) * case.torch_dtype.itemsize
 
 
 def _host_buffer(case: Case, tensor: torch.Tensor) -> torch.Tensor:
@@ -110,21 +103,13 @@ def _device_to_host_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor]:
     return on_device, _host_buffer(case, destination)
 
 
+# Copy a host tensor (pageable or pinned) to the case's device; copy a device tensor to
+# host memory (a fresh pageable tensor, or a kept buffer).
 define_op(
-    "host_to_device",
-    make_inputs=_host_to_device_inputs,
-    flops=lambda case: 0,
-    bytes_moved=_copy_bytes,
-    reference="to",
-    doc="Copy a host tensor (pageable or pinned) to the case's device.",
+    "host_to_device", make_inputs=_host_to_device_inputs, bytes_moved=_copy_bytes, reference="to"
 )
 define_op(
-    "device_to_host",
-    make_inputs=_device_to_host_inputs,
-    flops=lambda case: 0,
-    bytes_moved=_copy_bytes,
-    reference="cpu",
-    doc="Copy a device tensor to host memory (a fresh pageable tensor, or a kept buffer).",
+    "device_to_host", make_inputs=_device_to_host_inputs, bytes_moved=_copy_bytes, reference="cpu"
 )
 
 

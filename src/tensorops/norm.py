@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ._registry import define_op, variant
-from .cases import Case, numel, random_inputs
+from .cases import Case, flops_per_element, random_inputs
 from .compiled import register_compiled_variant
 
 EPS = 1e-5
@@ -21,29 +21,15 @@ def _norm_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return x, weight, bias
 
 
-def _norm_bytes(case: Case) -> int:
-    # x read, y written, plus the per-feature weight and bias.
-    return (2 * numel(*case.shape) + 2 * case.shape[-1]) * case.element_size
-
-
-# Nominal FLOPs per element: layer_norm = mean (1) + centred square (2) + variance sum (1)
-# + normalise (2) + affine (2); rms_norm = square (1) + sum (1) + scale (1) + weight (1).
+# layer_norm: (x - mean) / sqrt(var + eps) * weight + bias over the last dimension;
+# rms_norm: x / sqrt(mean(x²) + eps) * weight (bias unused). Nominal FLOPs per element:
+# layer_norm = mean (1) + centred square (2) + variance sum (1) + normalise (2) + affine (2);
+# rms_norm = square (1) + sum (1) + scale (1) + weight (1). Bytes: the default, x, weight
+# and bias read and y written.
 define_op(
-    "layer_norm",
-    make_inputs=_norm_inputs,
-    flops=lambda case: 8 * numel(*case.shape),
-    bytes_moved=_norm_bytes,
-    reference="functional",
-    doc="(x - mean) / sqrt(var + eps) * weight + bias over the last dimension.",
+    "layer_norm", make_inputs=_norm_inputs, flops=flops_per_element(8), reference="functional"
 )
-define_op(
-    "rms_norm",
-    make_inputs=_norm_inputs,
-    flops=lambda case: 4 * numel(*case.shape),
-    bytes_moved=_norm_bytes,
-    reference="functional",
-    doc="x / sqrt(mean(x²) + eps) * weight over the last dimension (bias unused).",
-)
+define_op("rms_norm", make_inputs=_norm_inputs, flops=flops_per_element(4), reference="functional")
 
 
 @variant("layer_norm", "functional")

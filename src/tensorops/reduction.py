@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from ._registry import define_op, variant
-from .cases import Case, numel, random_inputs
+from .cases import Case, flops_per_element, random_inputs
 
 
 def _last_dim_inputs(case: Case) -> tuple[torch.Tensor]:
@@ -16,36 +16,17 @@ def _last_dim_inputs(case: Case) -> tuple[torch.Tensor]:
     return (x,)
 
 
-def _reduced_size(case: Case) -> int:
-    return numel(*case.shape[:-1])
-
-
+# Bytes: the default, x read and the output written. FLOPs per element: softmax
+# exp(x - max) / sum(exp(x - max)) = max, subtract, exp, sum, divide; logsumexp
+# log(sum(exp(x))), computed stably = max, subtract, exp, sum (the log is per row);
+# row_sum sum(x) = one add.
 define_op(
-    "softmax",
-    make_inputs=_last_dim_inputs,
-    # max, subtract, exp, sum, divide
-    flops=lambda case: 5 * numel(*case.shape),
-    bytes_moved=lambda case: 2 * numel(*case.shape) * case.element_size,
-    reference="functional",
-    doc="exp(x - max) / sum(exp(x - max)) over the last dimension.",
+    "softmax", make_inputs=_last_dim_inputs, flops=flops_per_element(5), reference="functional"
 )
 define_op(
-    "logsumexp",
-    make_inputs=_last_dim_inputs,
-    # max, subtract, exp, sum (the final log and add are per row)
-    flops=lambda case: 4 * numel(*case.shape),
-    bytes_moved=lambda case: (numel(*case.shape) + _reduced_size(case)) * case.element_size,
-    reference="functional",
-    doc="log(sum(exp(x))) over the last dimension, computed stably.",
+    "logsumexp", make_inputs=_last_dim_inputs, flops=flops_per_element(4), reference="functional"
 )
-define_op(
-    "row_sum",
-    make_inputs=_last_dim_inputs,
-    flops=lambda case: numel(*case.shape),
-    bytes_moved=lambda case: (numel(*case.shape) + _reduced_size(case)) * case.element_size,
-    reference="sum",
-    doc="sum(x) over the last dimension.",
-)
+define_op("row_sum", make_inputs=_last_dim_inputs, flops=flops_per_element(1), reference="sum")
 
 
 @variant("softmax", "functional")

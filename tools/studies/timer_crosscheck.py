@@ -4,7 +4,7 @@ timed by ``asv run`` (the harness's warm-up and timer, asv_runner's sampling) an
 a few percent; a gross error in the harness (a missing division by ``number``, timing
 the warm-up) shows as a ratio far from 1.
 
-    python -m tools.timer_crosscheck [--rounds 3] [--min-run-time 1.0] [--case NAME ...]
+    python -m tools.studies.timer_crosscheck [--rounds 3] [--min-run-time 1.0] [--case NAME ...]
 
 Each round times every case by asv, then by Timer; the ratio reported is the median of
 the rounds' ratios, so a drift of the machine's speed between the two timings of one
@@ -129,7 +129,8 @@ def timer_seconds(case: Case, min_run_time: float) -> float:
     """torch.utils.benchmark's median for the same case, threads and seeded inputs."""
     from torch.utils.benchmark import Timer
 
-    from benchmarks.harness import controlled, controls_from_env, prepare
+    from benchmarks._harness.controls import controlled, controls_from_env
+    from benchmarks._harness.prepare import prepare
 
     with controlled(controls_from_env()) as controls:
         prepared = prepare(

@@ -7,7 +7,7 @@ and a pass/fail:
 
 1. sync matters: an unsynced timing of a large matmul against the synced one;
 2. agreement: the suites' sync-wrapped wall time against CUDA-event device time, within
-   5% for ops of 1 ms or more (harness.OpBenchmark.timer, harness.CudaDevice);
+   5% for ops of 1 ms or more (OpBenchmark.timer, devices.CudaDevice);
 3. sync cost: one ``torch.cuda.synchronize()`` of an idle device, in µs;
 4. asv on the GPU: ``asv run -E existing`` over CUDA rows of a few suites under both
    ``spawn`` and ``forkserver``, with every row measured (no failure, no skip);
@@ -100,7 +100,8 @@ def sync_wrapped_seconds(call, device, number: int, repeat: int) -> float:
 
 
 def check_agreement() -> dict:
-    from benchmarks.harness import controlled, controls_from_env, prepare
+    from benchmarks._harness.controls import controlled, controls_from_env
+    from benchmarks._harness.prepare import prepare
 
     rows = []
     with controlled(controls_from_env()):
@@ -125,7 +126,7 @@ def check_agreement() -> dict:
 
 
 def check_sync_cost() -> dict:
-    from benchmarks.harness import CudaDevice
+    from benchmarks._harness.devices import CudaDevice
 
     spent = CudaDevice().sync_seconds(1000)
     return {
@@ -148,7 +149,8 @@ def expected_bytes(op: str, variant: str, shape, dtype: str, tensors: int) -> in
 
 
 def check_memory() -> dict:
-    from benchmarks.harness import controlled, controls_from_env, prepare
+    from benchmarks._harness.controls import controlled, controls_from_env
+    from benchmarks._harness.prepare import prepare
 
     rows = []
     with controlled(controls_from_env()):

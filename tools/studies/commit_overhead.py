@@ -6,7 +6,7 @@ log lines. For every commit after the first (whose checkout asv does before its
 log says "For tensorops commit"), the overhead is the time from that line to
 "Benchmarking", which asv prints once the new build is installed.
 
-    python tools/commit_overhead.py HEAD~4..HEAD [--bench REGEX] [--config asv.conf.json]
+    python -m tools.studies.commit_overhead HEAD~4..HEAD [--bench REGEX] [--config asv.conf.json]
 
 It writes results under the configured results_dir like any asv run.
 """

@@ -7,7 +7,7 @@ rule (ratio beyond the factor *and* a statistically significant difference) woul
 it, at each candidate factor; and it records the gate's verdict at ``--factor`` after
 confirming what the first pass flagged. Every failing verdict is a false alarm.
 
-    python -m tools.noise_study --runs 3 [--factor 1.3] [--bench REGEX] [--out noise.json]
+    python -m tools.studies.noise_study --runs 3 [--factor 1.3] [--bench REGEX] [--out noise.json]
 """
 
 from __future__ import annotations
@@ -19,48 +19,25 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from asv.commands.compare import _is_result_better  # asv's own flagging rule
-from asv.results import Results
-
-from tools.common import REPO_ROOT, RESULTS_DIR, ToolError, git, register_machine, run_main
+from tools.common import REPO_ROOT, RESULTS_DIR, Row, ToolError, git, register_machine, run_main
 from tools.pr_gate import DEFAULT_FACTOR, Gate
 
 MACHINE = "noise-study"
 FACTORS = (1.05, 1.10, 1.15, 1.20, 1.25, 1.30, 1.50)
 
 
-def comparison_rows(before: Results, after: Results) -> list[dict]:
-    """One row per benchmark and parameter combination measured at both commits."""
-    rows = []
-    for key in sorted(set(before.get_all_result_keys()) & set(after.get_all_result_keys())):
-        params = after.get_result_params(key)
-        values = zip(
-            before.get_result_value(key, params),
-            after.get_result_value(key, params),
-            before.get_result_stats(key, params),
-            after.get_result_stats(key, params),
-            before.get_result_samples(key, params),
-            after.get_result_samples(key, params),
-            strict=True,
-        )
-        for index, (old, new, old_stats, new_stats, old_samples, new_samples) in enumerate(values):
-            if old is None or new is None or math.isnan(old) or math.isnan(new) or old <= 0:
-                continue
-            old_ss, new_ss = (old_stats, old_samples), (new_stats, new_samples)
-            rows.append(
-                {
-                    "benchmark": key,
-                    "index": index,
-                    "ratio": new / old,
-                    "flagged_at": [
-                        factor
-                        for factor in FACTORS
-                        if _is_result_better(old, new, old_ss, new_ss, factor)
-                        or _is_result_better(new, old, new_ss, old_ss, factor)
-                    ],
-                }
-            )
-    return rows
+def comparison_rows(rows: list[Row]) -> list[dict]:
+    """One record per benchmark and parameter combination measured at both commits: its
+    ratio, and the factors at which asv's rule flags it (either direction)."""
+    return [
+        {
+            "benchmark": row.benchmark,
+            "params": row.params,
+            "ratio": row.ratio,
+            "flagged_at": [factor for factor in FACTORS if row.changed(factor)],
+        }
+        for row in rows
+    ]
 
 
 def suggested_thresholds(runs: list[list[dict]], floor: float = 0.10) -> dict[str, float]:
@@ -137,11 +114,7 @@ def measure(runs: int, factor: float, bench: str | None, workdir: Path):
         if first_pass not in (0, 1):
             raise ToolError(f"asv continuous exited {first_pass} in run {number + 1}")
         # Rows come from the first pass alone: confirming re-measures what it flagged.
-        loaded = {}
-        for path in result_files(repo):
-            result = Results.load(str(path), machine_name=MACHINE)
-            loaded[result.commit_hash] = result
-        rows.append(comparison_rows(loaded[gate.base], loaded[gate.head]))
+        rows.append(comparison_rows(gate.rows()))
         verdict, _ = gate.decide(first_pass, selection, confirmed=True)
         for path in result_files(repo):
             path.unlink()  # the next run measures afresh

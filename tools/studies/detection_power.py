@@ -1,7 +1,7 @@
 """Is a planted slowdown caught, and is a no-op left alone? The PR gate's and asv find's
 hit rate and false-alarm count, measured.
 
-    python -m tools.detection_power [--target time|instructions] [--tries 10]
+    python -m tools.studies.detection_power [--target time|instructions] [--tries 10]
                                     [--slowdown R] [--factor F] [--no-find] [--out FILE]
 
 In a temporary clone of HEAD it makes seven commits: a base, an empty (no-op) commit,
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.common import REPO_ROOT, RESULTS_DIR, ToolError, asv, git, register_machine, run_main
-from tools.pr_gate import DEFAULT_FACTOR, Gate, table_cells
+from tools.pr_gate import DEFAULT_FACTOR, Gate
 
 MACHINE = "detection-power"
 MM_RETURN = "    return torch.mm(a, b)\n"
@@ -75,7 +75,7 @@ def plant_interpreter_work(repo: Path, slowdown: float) -> None:
 def loop_steps_for(share: float) -> int:
     """How many steps of the planted loop add ``share`` of the counted mm's
     instructions; both counts are callgrind's, in this environment."""
-    from benchmarks.harness import callgrind_instructions, instructions_per_call
+    from benchmarks._harness.callgrind import callgrind_instructions, instructions_per_call
 
     counted = instructions_per_call("matmul", "mm", COUNTED_SHAPE)
     loop = "import itertools\ndef spin():\n" + SPIN.format(steps=LOOP_STEPS)
@@ -177,22 +177,11 @@ def measure(
 
 
 def row_ratio(gate: Gate, row: str) -> float:
-    """The row's after/before, from asv compare's table; asv prints two decimals, so
-    the exact ratio comes from the values when they are plain numbers."""
-    for _, cells in table_cells(gate.compare()):
-        if cells and cells[4] == row:
-            before, after = (parse_number(cell) for cell in cells[1:3])
-            if before and after:
-                return after / before
-            return float(cells[3].lstrip("~"))
+    """The row's after/before, from the gate's comparison."""
+    for measured in gate.rows():
+        if measured.label == row:
+            return measured.ratio
     raise ToolError(f"no result for {row}: did the benchmark run? (asv's log above)")
-
-
-def parse_number(cell: str) -> float | None:
-    """A value asv prints without a unit, such as a count ("546k" or "546357.7")."""
-    scale = {"k": 1e3, "M": 1e6, "G": 1e9}
-    match = re.fullmatch(r"([0-9.]+)([kMG]?)", cell)
-    return float(match.group(1)) * scale.get(match.group(2), 1.0) if match else None
 
 
 def main() -> int:

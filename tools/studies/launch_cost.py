@@ -9,7 +9,7 @@ torch, like the real suites) under both methods, derives the cost of one process
 from two suite sizes, and, given a result file of a real run, reports the share of
 that run's benchmarking time spent starting processes.
 
-    python tools/launch_cost.py [--results .asv/results/MACHINE/COMMIT-ENV.json]
+    python -m tools.studies.launch_cost [--results .asv/results/MACHINE/COMMIT-ENV.json]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from tools.common import REPO_ROOT
 
 NOOP_SUITE = """
 import torch  # the real suites import torch; so must the probe

@@ -1,0 +1,46 @@
+"""The harness of the tensorops asv suites, one job per module, in the spirit of
+``torch.utils.benchmark``'s layers:
+
+- :mod:`.controls`: the controlled variables (threads, TF32, cudnn.benchmark, seed),
+  set and restored explicitly;
+- :mod:`.devices`: the device interface (availability, sync, memory, device clock);
+- :mod:`.warmup` and :mod:`.prepare`: one linear function from "op X, variant Y" to a
+  warmed-up zero-argument call, every reason it cannot run a skip saying why;
+- :mod:`.measure`: Timer-based seconds, cold compile time, the recompile guard;
+- :mod:`.callgrind`: instruction counts under valgrind;
+- :mod:`.calibration`: this machine's peak matmul and copy, for "% of peak";
+- :mod:`.base` and :mod:`.tracks`: the asv classes the suites subclass or mix in.
+
+It lives in ``benchmarks/``, not in the library: asv runs today's benchmarks against old
+commits of tensorops, so nothing the harness needs may come and go with the library's
+history. The package is private (asv imports it while discovering, and finds no
+benchmark in it: its mixins are abstract).
+"""
+
+from .base import OpBenchmark, TF32Switch
+from .calibration import forget_calibration
+from .devices import DEVICES, get_device, require_accelerator
+from .measure import cold_compile_seconds
+from .prepare import prepare_once
+from .tracks import BandwidthTracks, DeviceTracks, FlopsTracks, GbpsTrack
+
+__all__ = [
+    "DEVICES",
+    "BandwidthTracks",
+    "DeviceTracks",
+    "FlopsTracks",
+    "GbpsTrack",
+    "OpBenchmark",
+    "TF32Switch",
+    "cold_compile_seconds",
+    "drop_cache",
+    "get_device",
+    "require_accelerator",
+]
+
+
+def drop_cache() -> None:
+    """Forget the prepared case kept between setups and the calibration (tests call this
+    between cases)."""
+    prepare_once.cache_clear()
+    forget_calibration()

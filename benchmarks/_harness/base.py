@@ -1,0 +1,89 @@
+"""The asv base class of the suites, and the TF32 switch."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from typing import Any
+
+from .controls import Controls, controlled, controls_from_env
+from .devices import require_accelerator
+from .measure import recompiles_fail
+from .prepare import Prepared, prepare_once
+
+
+class OpBenchmark:
+    """Base of the suites: one tensorops op, timed per (device, ..., variant) params.
+
+    A subclass sets ``op``, ``params`` and ``param_names``. Recognised names are
+    ``device``, ``dtype``, ``shape``, ``layout`` and ``variant``; a missing dtype
+    means float32, a missing layout means contiguous, and a fixed variant can be set
+    as the class attribute ``variant``. Params are static and never depend on the
+    machine: what this machine cannot run is skipped in ``setup``.
+
+    Timing: asv calls ``timer`` before and after each block of ``number`` calls; it
+    synchronizes the device first, so every interval holds the device work it
+    launched while the sync costs once per block, not once per call.
+    """
+
+    op = ""
+    variant = ""
+    # asv's default is 60 s per benchmark process; a batch-32 conv takes about 0.4 s a
+    # call on one CPU thread here, and slower machines must not turn that into failures.
+    timeout = 300.0
+    # True: each call is a forward and backward (prepare.with_backward).
+    backward = False
+    # asv discards results whose version differs from the benchmark's, and by default the
+    # version hashes the code, this shared setup included: any harness edit would empty
+    # every graph. Bump it in a class when a change alters what its rows measure without
+    # changing their params.
+    version = "1"
+
+    def setup(self, *params: Any) -> None:
+        named = dict(zip(self.param_names, params, strict=True))
+        wanted = self.controls_for(named)
+        self._controls = contextlib.ExitStack()
+        self.controls = self._controls.enter_context(controlled(wanted))
+        try:
+            self.prepared = self._prepare(named)
+            self._controls.enter_context(recompiles_fail())
+        except BaseException:
+            self._controls.close()
+            raise
+        self.device = self.prepared.device
+        self.call = self.prepared.call
+
+    def controls_for(self, named: dict[str, Any]) -> Controls:
+        """The controls this case runs under: the environment's, unless a param sets one."""
+        return controls_from_env()
+
+    def _prepare(self, named: dict[str, Any]) -> Prepared:
+        spec = (
+            ("device", named["device"]),
+            ("dtype", named.get("dtype", "float32")),
+            ("layout", named.get("layout", "contiguous")),
+            ("shape", tuple(named["shape"])),
+        )
+        variant = named.get("variant", self.variant)
+        return prepare_once(self.op, variant, spec, self.controls, self.backward)
+
+    def teardown(self, *params: Any) -> None:
+        # asv calls teardown after a skip too, when setup raised before setting anything up.
+        controls = getattr(self, "_controls", None)
+        if controls is not None:
+            controls.close()
+
+    def timer(self) -> float:
+        self.device.synchronize()
+        return time.perf_counter()
+
+
+class TF32Switch:
+    """Mixin for float32 matmul and conv: a ``tf32`` param, "off" (every other suite's
+    setting) or "on", so the history shows what TF32 tensor cores buy next to the
+    float32 figure. TF32 is a CUDA setting; the CPU rows skip."""
+
+    def controls_for(self, named: dict[str, Any]) -> Controls:
+        require_accelerator(named["device"], "TF32 is a CUDA tensor-core mode")
+        return dataclasses.replace(controls_from_env(), allow_tf32=named["tf32"] == "on")

@@ -1,0 +1,118 @@
+"""Preparation, one linear function: resolve the variant, build seeded inputs on the
+device, warm up; every reason a case cannot run here becomes asv's skip saying why.
+
+It relies only on the public names tensorops has had since its first commit (``Case``,
+``get_variant``, ``VariantUnavailable``, ``UnsupportedCase``): asv runs today's
+benchmarks against old commits of the library.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+import tensorops
+
+from .controls import Controls
+from .devices import Device, get_device, is_out_of_memory
+from .warmup import warm_up
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A case ready to time: its zero-argument call and its device."""
+
+    case: Any
+    call: Callable[[], Any]
+    device: Device
+    warm_up_calls: int
+
+
+def _tensorops_api() -> tuple[type, Callable]:
+    try:
+        return tensorops.Case, tensorops.get_variant
+    except AttributeError as missing:
+        raise NotImplementedError(
+            f"this tensorops commit predates the op/variant API ({missing})"
+        ) from None
+
+
+def prepare(
+    op: str,
+    variant: str,
+    *,
+    device: str,
+    shape: tuple[int, ...],
+    dtype: str = "float32",
+    layout: str = "contiguous",
+    seed: int = 0,
+    backward: bool = False,
+) -> Prepared:
+    """Resolve ``op``/``variant``, build seeded inputs on ``device`` and warm up.
+
+    With ``backward``, one call is a training step's forward and backward
+    (:func:`with_backward`). Every reason the case cannot run here (no such device, a
+    variant that does not exist at this commit, a dtype or layout the variant does not
+    support, device out of memory) becomes asv's skip, a NotImplementedError saying why.
+    """
+    target = get_device(device)
+    case_type, get_variant = _tensorops_api()
+    out_of_memory = False
+    try:
+        chosen = get_variant(op, variant)
+        case = case_type(
+            op, shape, dtype=dtype, device=target.tensor_device, layout=layout, seed=seed
+        )
+        inputs = case.inputs()
+        call = with_backward(chosen.bind, inputs, seed) if backward else chosen.bind(inputs)
+        calls = warm_up(call, target.synchronize)
+    except LookupError as missing:
+        raise NotImplementedError(f"not available at this commit: {missing}") from None
+    except NotImplementedError as unsupported:
+        raise NotImplementedError(f"unsupported here: {unsupported}") from None
+    except Exception as error:
+        if not is_out_of_memory(error):
+            raise
+        out_of_memory = True
+    if out_of_memory:
+        # Released only now: inside the except block the traceback's frames still hold
+        # the tensors that were allocated before the failure.
+        target.release_memory()
+        raise NotImplementedError(f"out of memory on {device} for {op}/{variant} {shape} {dtype}")
+    return Prepared(case, call, target, calls)
+
+
+@functools.lru_cache(maxsize=1)
+def prepare_once(
+    op: str, variant: str, spec: tuple[tuple[str, Any], ...], controls: Controls, backward: bool
+) -> Prepared:
+    """:func:`prepare`, keeping the last case per process: asv_runner 0.2.5 re-runs
+    setup before every sample, and repeated setups of one case then reuse its inputs and
+    skip the warm-up. ``controls`` is part of the key: the same case under other
+    controls is another case."""
+    return prepare(op, variant, backward=backward, **dict(spec))
+
+
+def with_backward(bind: Callable, inputs: tuple, seed: int) -> Callable[[], None]:
+    """A training step of the op: its floating-point inputs require grad, each call runs
+    the forward and a backward from a fixed seeded gradient, and every input's grad is
+    cleared (set to None) before the call, so grads never accumulate across calls."""
+    trainable = [
+        t.requires_grad_() for t in inputs if isinstance(t, torch.Tensor) and t.is_floating_point()
+    ]
+    forward = bind(inputs)
+    with torch.no_grad():
+        output = forward()
+    generator = torch.Generator().manual_seed(seed + 1)
+    gradient = torch.randn(output.shape, generator=generator).to(output.device, output.dtype)
+
+    def step() -> None:
+        for tensor in trainable:
+            tensor.grad = None
+        forward().backward(gradient)
+
+    return step

@@ -1,0 +1,40 @@
+"""Warm-up: run a case until its lazy initialisation is paid for, before any timing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def warm_up(
+    call: Callable[[], Any],
+    synchronize: Callable[[], None],
+    *,
+    min_calls: int = 2,
+    max_calls: int = 20,
+    max_seconds: float = 2.0,
+    settle: float = 0.10,
+) -> int:
+    """Run ``call`` until lazy initialisation is paid for, bounded by count and time;
+    return how many calls it took.
+
+    The first calls on a device pay for context creation, library handles
+    (cuBLAS, cuDNN, oneDNN primitives) and allocator growth. Warm-up ends once a call
+    is no longer more than ``settle`` faster than the one before, after at least
+    ``min_calls`` and at most ``max_calls`` calls or ``max_seconds``.
+    """
+    start = time.perf_counter()
+    previous = float("inf")
+    calls = 0
+    while calls < max_calls:
+        begun = time.perf_counter()
+        call()
+        synchronize()
+        duration = time.perf_counter() - begun
+        calls += 1
+        settled = duration >= (1.0 - settle) * previous
+        if calls >= min_calls and (settled or time.perf_counter() - start >= max_seconds):
+            break
+        previous = duration
+    return calls

@@ -1,0 +1,198 @@
+"""The harness's preparation and timing: skips, warm-up, the kept case, synchronisation,
+controls and out-of-memory."""
+
+from __future__ import annotations
+
+import time
+import timeit
+
+import pytest
+import torch
+
+import tensorops
+from benchmarks._harness import controls, devices, prepare, warmup
+from benchmarks._harness.base import OpBenchmark
+
+from .probe import PARAMS, Probe, run_like_asv
+
+# ------------------------------------------------------------------- skips
+
+
+def test_missing_device_is_a_skip_with_reason(monkeypatch, probe_op):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(NotImplementedError, match="no CUDA device on this machine"):
+        Probe().setup("cuda", (4, 4), "plus_one")
+    assert probe_op["calls"] == 0
+
+
+def test_variant_missing_at_this_commit_is_a_skip(probe_op):
+    with pytest.raises(NotImplementedError, match=r"not available at this commit.*'fused'"):
+        Probe().setup("cpu", (4, 4), "fused")
+
+
+def test_tensorops_without_the_api_is_a_skip(monkeypatch, probe_op):
+    monkeypatch.delattr(tensorops, "get_variant")
+    with pytest.raises(NotImplementedError, match="predates the op/variant API"):
+        Probe().setup(*PARAMS)
+
+
+def test_unsupported_case_is_a_skip(fresh_cache):
+    bench = OpBenchmark()
+    bench.op, bench.param_names = "host_to_device", ["device", "shape", "layout", "variant"]
+    with pytest.raises(NotImplementedError, match=r"unsupported here.*accelerator"):
+        bench.setup("cpu", (4,), "pinned", "to")
+
+
+def test_out_of_memory_in_setup_is_a_skip_and_releases_memory(monkeypatch, fake_cuda, probe_op):
+    released = []
+    monkeypatch.setattr(devices.CudaDevice, "release_memory", lambda self: released.append(1))
+
+    def exhausted(self, inputs):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 80.00 GiB")
+
+    monkeypatch.setattr(tensorops.Variant, "bind", exhausted)
+    with pytest.raises(NotImplementedError, match=r"out of memory on cuda for probe/plus_one"):
+        Probe().setup("cuda", (4, 4), "plus_one")
+    assert released == [1]
+    assert prepare.prepare_once.cache_info().currsize == 0
+
+
+def test_other_errors_in_setup_fail_loudly(monkeypatch, probe_op):
+    def broken(self, inputs):
+        raise RuntimeError("shape mismatch")
+
+    monkeypatch.setattr(tensorops.Variant, "bind", broken)
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        Probe().setup(*PARAMS)
+
+
+# ------------------------------------------------------------------- warm-up
+
+
+def test_warm_up_runs_before_timing(probe_op):
+    bench = Probe()
+    bench.setup(*PARAMS)
+    warmed = bench.prepared.warm_up_calls
+    assert warmed >= 2
+    assert probe_op["calls"] == warmed
+    bench.time_probe(*PARAMS)
+    assert probe_op["calls"] == warmed + 1
+    bench.teardown(*PARAMS)
+
+
+def test_warm_up_stops_once_calls_settle():
+    durations = [0.05, 0.004, 0.004, 0.004, 0.004]
+    calls = warmup.warm_up(lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=10)
+    assert calls == 3
+
+
+def test_warm_up_is_bounded_by_count():
+    # Every call is twice as fast as the one before: it never settles by itself.
+    durations = [0.016 / 2**i for i in range(10)]
+    calls = warmup.warm_up(lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=4)
+    assert calls == 4
+
+
+def test_warm_up_is_bounded_by_time():
+    durations = [0.04 / 1.5**i for i in range(50)]
+    begun = time.perf_counter()
+    calls = warmup.warm_up(
+        lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=50, max_seconds=0.05
+    )
+    assert 2 <= calls < 50
+    assert time.perf_counter() - begun < 0.05 + 0.04
+
+
+def test_repeated_setup_reuses_inputs_and_skips_warm_up(probe_op):
+    """asv_runner 0.2.5 re-runs setup per sample; the warm-up is paid once per process."""
+    bench = Probe()
+    bench.setup(*PARAMS)
+    first = bench.prepared
+    bench.teardown(*PARAMS)
+    calls_after_first = probe_op["calls"]
+    bench.setup(*PARAMS)
+    assert bench.prepared is first
+    assert probe_op["calls"] == calls_after_first
+    bench.teardown(*PARAMS)
+
+
+# ------------------------------------------------------------------- synchronisation
+
+
+def test_sync_is_called_on_cuda(fake_cuda, probe_op):
+    run_like_asv(Probe(), ("cuda", (4, 4), "plus_one"), number=5)
+    # Warm-up syncs after each call; the timer syncs at both ends of the block.
+    assert len(fake_cuda) >= 2 + 2
+
+
+def test_sync_is_never_called_on_cpu(monkeypatch, probe_op):
+    syncs = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *args, **kwargs: syncs.append(1))
+    run_like_asv(Probe(), PARAMS)
+    assert syncs == []
+
+
+def test_timed_interval_contains_the_device_work(monkeypatch, fake_cuda, probe_op):
+    """Work still queued when the block ends is inside the interval, not after it."""
+    queued_work = 0.03
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *args, **kwargs: time.sleep(queued_work))
+    bench = Probe()
+    bench.setup("cuda", (4, 4), "plus_one")
+    elapsed = timeit.Timer(
+        lambda: bench.time_probe("cuda", (4, 4), "plus_one"), timer=bench.timer
+    ).timeit(1)
+    bench.teardown("cuda", (4, 4), "plus_one")
+    assert elapsed >= queued_work
+
+
+# ------------------------------------------------------------------- controls
+
+
+@pytest.mark.parametrize("raw", ["0", "-2", "two", "1.5"])
+def test_bad_threads_value_is_a_clear_error(monkeypatch, raw, probe_op):
+    monkeypatch.setenv(controls.THREADS_ENV, raw)
+    with pytest.raises(
+        ValueError, match=rf"TENSOROPS_THREADS must be a positive integer, got '{raw}'"
+    ):
+        Probe().setup(*PARAMS)
+
+
+def test_threads_are_set_explicitly_and_restored(monkeypatch, probe_op):
+    before = torch.get_num_threads()
+    monkeypatch.setenv(controls.THREADS_ENV, "3")
+    bench = Probe()
+    bench.setup(*PARAMS)
+    assert torch.get_num_threads() == 3
+    bench.teardown(*PARAMS)
+    assert torch.get_num_threads() == before
+
+
+def test_default_threads_is_one(monkeypatch):
+    monkeypatch.delenv(controls.THREADS_ENV, raising=False)
+    assert controls.controls_from_env().threads == 1
+
+
+def test_tf32_and_cudnn_benchmark_are_fixed_off_then_restored():
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.benchmark = True
+    try:
+        with controls.controlled(controls.Controls()):
+            assert torch.backends.cuda.matmul.allow_tf32 is False
+            assert torch.backends.cudnn.allow_tf32 is False
+            assert torch.backends.cudnn.benchmark is False
+        assert torch.backends.cuda.matmul.allow_tf32 is True
+        assert torch.backends.cudnn.benchmark is True
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.benchmark = False
+
+
+def test_seed_is_fixed_in_setup(probe_op):
+    bench = Probe()
+    bench.setup(*PARAMS)
+    drawn = torch.rand(3)
+    bench.teardown(*PARAMS)
+    prepare.prepare_once.cache_clear()
+    bench.setup(*PARAMS)
+    assert torch.equal(torch.rand(3), drawn)
+    bench.teardown(*PARAMS)
