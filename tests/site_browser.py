@@ -1,6 +1,6 @@
-"""Open a published site in headless Chromium, served over http on localhost, and
-report what a user would see: requests that left localhost, console errors, the
-overview's text, and the points on one benchmark's graph.
+"""Open a published site in headless Chromium, served over http on localhost with every
+other host blocked, and report what a user would see: requests that tried to leave
+localhost, console errors, the overview's text, and the commits on one benchmark's page.
 
 Chromium is Debian's package (.ci/run installs it); Playwright drives it. Without it
 the browser tests skip, unless TENSOROPS_REQUIRE_BROWSER is set (CI), when they fail.
@@ -12,6 +12,7 @@ import contextlib
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -40,7 +41,7 @@ class Seen:
     console_errors: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
     overview_text: str = ""
-    points_per_series: dict[str, int] = field(default_factory=dict)
+    points: list[str] = field(default_factory=list)  # commits in the "recent points" panel
     screenshots: list[Path] = field(default_factory=list)
 
 
@@ -69,8 +70,10 @@ def require_chromium() -> None:
         pytest.skip("no Chromium (apt-get install chromium)")
 
 
-def browse_site(site: Path, benchmark: str, machine: str, artifacts: Path) -> Seen:
-    """The modern UI's overview, then asv's legacy graph of ``benchmark`` on ``machine``."""
+def browse_site(site: Path, benchmark: str, artifacts: Path) -> Seen:
+    """The published site as a user sees it, with no network beyond the local server:
+    the overview, then ``benchmark``'s page (reached by clicking it), whose "recent
+    points" panel lists the commits measured."""
     require_chromium()
     from playwright.sync_api import sync_playwright
 
@@ -81,11 +84,14 @@ def browse_site(site: Path, benchmark: str, machine: str, artifacts: Path) -> Se
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
 
-            def on_request(request) -> None:
-                if not request.url.startswith((base, *LOCAL_SCHEMES)):
-                    seen.off_host_requests.append(request.url)
+            def offline(route) -> None:
+                if route.request.url.startswith((base, *LOCAL_SCHEMES)):
+                    route.continue_()
+                else:
+                    seen.off_host_requests.append(route.request.url)
+                    route.abort()
 
-            page.on("request", on_request)
+            page.route("**/*", offline)
             page.on(
                 "response",
                 lambda r: r.status >= 400 and seen.failed_requests.append(f"{r.status} {r.url}"),
@@ -100,18 +106,21 @@ def browse_site(site: Path, benchmark: str, machine: str, artifacts: Path) -> Se
             seen.screenshots.append(artifacts / "overview.png")
             page.screenshot(path=seen.screenshots[-1], full_page=True)
 
-            page.goto(f"{base}index.legacy.html#{benchmark}?machine={machine}")
-            page.wait_for_load_state("networkidle")
-            page.wait_for_function(
-                "() => window.jQuery && jQuery('#main-graph').data('plot')", timeout=20_000
+            page.get_by_text(benchmark).first.click()
+            # asv-tachyon's side panel: a card headed "Recent points", a commit and a value
+            # per line.
+            panel = page.locator("div.card").filter(
+                has=page.locator("h3", has_text="Recent points")
             )
-            series = page.evaluate(
-                "() => jQuery('#main-graph').data('plot').getData()"
-                ".map(s => [s.label, s.data.filter(p => p[1] !== null).length])"
-            )
-            seen.points_per_series = dict(series)
-            seen.screenshots.append(artifacts / "legacy-graph.png")
-            page.screenshot(path=seen.screenshots[-1])
+            panel.wait_for(timeout=20_000)
+            # The card is drawn first and filled once the graph's JSON has arrived.
+            for _ in range(100):
+                seen.points = re.findall(r"\b[0-9a-f]{8}\b", panel.inner_text())
+                if seen.points:
+                    break
+                page.wait_for_timeout(200)
+            seen.screenshots.append(artifacts / "benchmark.png")
+            page.screenshot(path=seen.screenshots[-1], full_page=True)
         finally:
             browser.close()
     return seen

@@ -17,10 +17,12 @@ import pytest
 from tools import bisect_slowdown as bisect
 from tools import nightly, publish
 from tools.common import (
+    LOG_DIR_ENV,
     ToolError,
     discovered_units,
     machine_result_files,
     register_machine,
+    run_main,
 )
 
 from .conftest import REPO_ROOT
@@ -116,24 +118,6 @@ def test_bisect_range_includes_the_good_commit(small_repo):
         bisect.find_range(small_repo.path, newest_first[0], newest_first[3])
 
 
-def asv_index_html() -> str:
-    import asv
-
-    return (Path(asv.__file__).parent / "www" / "index.html").read_text()
-
-
-def test_the_legacy_page_loads_nothing_from_other_hosts(tmp_path):
-    (tmp_path / "index.legacy.html").write_text(asv_index_html())
-    publish.localize_legacy_page(tmp_path)
-    html = (tmp_path / "index.legacy.html").read_text()
-    loaded = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
-    assert [url for url in loaded if "://" in url] == []
-    vendored = [url for url in loaded if url.startswith(publish.LEGACY_DIR)]
-    assert len(vendored) == 10
-    assert all((tmp_path / url).is_file() for url in vendored)
-    assert "integrity=" not in html
-
-
 def test_graph_index_is_completed_for_every_machine(tmp_path):
     index = {"benchmarks": {"a.A.time_x": {}, "a.A.time_y": {}, "a.A.time_never": {}}}
     (tmp_path / "index.json").write_text(json.dumps(index))
@@ -155,24 +139,72 @@ def test_graph_index_is_completed_for_every_machine(tmp_path):
     ("tool", "args", "message"),
     [
         ("nightly", ["--machine", "m", "--max-commits", "0"], "--max-commits must be at least 1"),
-        ("pr_gate", ["HEAD", "HEAD", "--factor", "1.0"], "--factor must be above 1.0"),
-        ("pr_gate", ["no-such-commit", "HEAD"], "git rev-parse --verify no-such-commit"),
-        ("bisect_slowdown", ["HEAD", "HEAD", "NoSuchBench"], "'NoSuchBench' matches no benchmark"),
+        ("nightly", ["--machine", "../m"], "not a machine name"),
+        ("nightly", ["--machine", "m", "--budget-minutes", "nan"], "--budget-minutes must be"),
+        ("pr_gate", ["HEAD~1", "HEAD", "--factor", "1.0"], "must be a finite number above 1.0"),
+        ("pr_gate", ["HEAD~1", "HEAD", "--factor", "nan"], "must be a finite number above 1.0"),
+        ("pr_gate", ["HEAD~1", "HEAD", "--factor", "inf"], "must be a finite number above 1.0"),
+        ("pr_gate", ["HEAD", "HEAD"], "are the same commit"),
+        ("pr_gate", ["no-such-commit", "HEAD"], "'no-such-commit' is not a commit"),
+        ("pr_gate", ["HEAD"], "the following arguments are required: head"),
+        ("bisect_slowdown", ["HEAD~1", "HEAD", "NoSuchBench"], "'NoSuchBench' matches no bench"),
+        ("bisect_slowdown", ["HEAD", "HEAD~1", "Silu.time_silu"], "is not an ancestor of"),
         ("publish", ["--no-fetch", "--site", "/nonexistent/site"], "no machine's results in"),
+        ("publish", ["--no-fetch", "--site", "."], "would empty the repository"),
+        ("publish", ["--no-fetch", "--site", ".asv/results"], "would empty the repository"),
+        ("push_results", ["no-such-outbox"], "is not an outbox of tools.nightly"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(tool, args, message, small_repo):
+def test_bad_input_is_one_line_and_exit_4(tool, args, message, small_repo):
     (small_repo.path / "tools").symlink_to(REPO_ROOT / "tools")
     (small_repo.path / "benchmarks").symlink_to(REPO_ROOT / "benchmarks")
     (small_repo.path / ".asv" / "results").mkdir(parents=True)
     done = small_repo.tool(tool, *args, timeout=120)
-    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.returncode == 4, done.stdout + done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(f"{tool}: ") and message in line
 
 
+def test_publish_never_empties_a_folder_it_did_not_write(small_repo):
+    (small_repo.path / "tools").symlink_to(REPO_ROOT / "tools")
+    site = small_repo.path.parent / "site"
+    site.mkdir()
+    (site / "notes.txt").write_text("someone's file\n")
+    done = small_repo.tool("publish", "--no-fetch", "--site", str(site), timeout=120)
+    assert done.returncode == 4 and "holds files this tool did not publish" in done.stderr
+    assert (site / "notes.txt").read_text() == "someone's file\n"
+
+
+def test_a_corrupt_asv_machine_file_is_bad_input_not_a_regression(small_repo):
+    (small_repo.path / "tools").symlink_to(REPO_ROOT / "tools")
+    machine_file = Path(small_repo.env["HOME"]) / ".asv-machine.json"
+    machine_file.write_text('{"pr-gate": ')
+    done = small_repo.tool("pr_gate", "HEAD~1", "HEAD", timeout=120)
+    assert done.returncode == 4, done.stdout + done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "asv's machine file" in line and "Traceback" not in done.stderr
+
+
+def test_an_unexpected_error_is_one_line_status_3_and_a_traceback_in_a_log(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv(LOG_DIR_ENV, str(tmp_path))
+
+    def broken() -> int:
+        raise KeyError("surprise")
+
+    with pytest.raises(SystemExit) as exited:
+        run_main("probe", broken)
+    assert exited.value.code == 3
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("probe: unexpected error: KeyError: 'surprise' (traceback in ")
+    (log,) = tmp_path.glob("probe-*.log")
+    assert "Traceback" in log.read_text() and "def broken" not in line
+
+
 CI_SCRIPTS = [
     "nightly",
+    "push_results",
     "publish",
     "pr_gate",
     "bisect_slowdown",
@@ -193,3 +225,32 @@ def test_every_ci_script_has_help(tool):
         timeout=60,
     )
     assert done.returncode == 0 and done.stdout.startswith("usage:")
+
+
+def test_a_failing_manifest_probe_is_recorded_and_costs_nothing(tmp_path, capsys):
+    """The night's results must not depend on the manifest: a probe that fails is noted."""
+    python = tmp_path / ".asv" / "env" / "broken-env" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\necho 'no torch here' >&2\nexit 1\n")
+    python.chmod(0o755)
+    (tmp_path / ".asv" / "results" / "m").mkdir(parents=True)
+    nightly.write_manifest(tmp_path, "m")
+    manifest = (tmp_path / ".asv" / "results" / "m" / "manifest.txt").read_text()
+    assert "[broken-env]" in manifest and "probe failed (1): no torch here" in manifest
+    assert "pip freeze failed (1)" in manifest
+    assert "manifest of broken-env is incomplete" in capsys.readouterr().err
+
+
+def test_commits_lacking_a_benchmark_of_the_suite_are_measured_again(small_repo):
+    newest_first = small_repo.git("rev-list", "HEAD").split()
+    results = small_repo.path / ".asv" / "results"
+    for commit, benchmarks in ((newest_first[0], ["a", "b"]), (newest_first[1], ["a"])):
+        write_result(
+            results,
+            "m",
+            commit,
+            json.dumps({"commit_hash": commit, "results": {name: [] for name in benchmarks}}),
+        )
+    picked = nightly.commits_to_run(small_repo.path, "m", "HEAD", 3, expected={"a", "b"})
+    assert picked == newest_first[1:4]  # the one measured only for "a" comes first
+    assert nightly.commits_to_run(small_repo.path, "m", "HEAD", 1) == [newest_first[2]]

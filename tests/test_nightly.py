@@ -1,9 +1,10 @@
 """The nightly and publish scripts, run for real against a local bare remote: results
 accumulate on the results branch commit by commit and machine by machine, nothing is
-lost or rewritten, an interrupted run changes nothing, and the published site works
-offline in a browser.
+lost or rewritten, a run cut half-way keeps every commit it finished, and the published
+site works offline in a browser.
 
-About four minutes on 2 cores: asv builds and benchmarks one small benchmark per commit.
+The runs measure one small benchmark (``--bench ... --quick``), so their results go under
+the machine name ``NAME-partial``. About five minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.nightly import PARTIAL_SUFFIX, commits_to_run
 from tools.results_branch import ResultsBranch
 
 from .project_repo import ProjectRepo, clone_project_repo, isolated_env, make_project_repo
@@ -28,6 +30,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 BRANCH = "asv-results"
 BENCH = "bench_creation.Zeros.time_zeros"
+M1, M2 = "m1" + PARTIAL_SUFFIX, "m2" + PARTIAL_SUFFIX  # where partial runs' results go
+# A benchmark that marks its first process and, from its second on (the nightly's second
+# commit), marks that too and sleeps: the test kills the nightly there.
 SLEEPER = """
 import os
 import pathlib
@@ -39,9 +44,14 @@ class Sleeper:
 
     def setup(self):
         marker = os.environ.get("NIGHTLY_PROBE_MARKER")
-        if marker:
-            pathlib.Path(marker).touch()
-            time.sleep(90)
+        if not marker:
+            return
+        first = pathlib.Path(marker + ".first")
+        if not first.exists():
+            first.touch()
+            return
+        pathlib.Path(marker).touch()
+        time.sleep(90)
 
     def time_nothing(self):
         pass
@@ -83,9 +93,13 @@ def short(commits) -> set[str]:
     return {commit[:8] for commit in commits}
 
 
-def nightly(repo: ProjectRepo, machine: str, bench: str = BENCH, **env: str):
+def nightly(repo: ProjectRepo, machine: str, *options: str, bench: str = BENCH, **env: str):
     runner = ProjectRepo(repo.path, {**repo.env, **env})
-    return runner.tool("nightly", "--machine", machine, "--", "--bench", bench, "--quick")
+    return runner.tool("nightly", "--machine", machine, *options, "--", "--bench", bench, "--quick")
+
+
+def ok(done) -> None:
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +118,7 @@ def world(tmp_path_factory, shared_asv_env):
 @pytest.fixture(scope="module")
 def first_night(world):
     _, _, remote, repo = world
-    done = nightly(repo, "m1")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    ok(nightly(repo, "m1"))
     return remote.tip(), remote.blobs()
 
 
@@ -115,7 +128,7 @@ def second_night(world, first_night):
     new = repo.commit("third", lambda r: (r / "src/tensorops/_history.py").write_text("# 3\n"))
     repo.git("push", "-q", "origin", "main")
     done = nightly(repo, "m1")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    ok(done)
     return new, done.stdout
 
 
@@ -123,31 +136,22 @@ def second_night(world, first_night):
 def second_machine(world, second_night, shared_asv_env):
     root, env, remote, _ = world
     other = clone_project_repo(remote.path, root / "b", env, shared_asv_env)
-    done = nightly(other, "m2")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    ok(nightly(other, "m2"))
     return other
 
 
 @pytest.fixture(scope="module")
 def interrupted_night(world, second_machine):
-    """A run killed while asv benchmarks, then the same run again."""
+    """Two new commits; a run killed while it benchmarks the second of them, then the
+    same run again."""
     root, _, remote, repo = world
-    new = repo.commit("fourth", lambda r: (r / "src/tensorops/_history.py").write_text("# 4\n"))
+    older = repo.commit("4th", lambda r: (r / "src/tensorops/_history.py").write_text("# 4\n"))
+    newer = repo.commit("5th", lambda r: (r / "src/tensorops/_history.py").write_text("# 5\n"))
     repo.git("push", "-q", "origin", "main")
     (repo.path / "benchmarks" / "bench_nightly_probe.py").write_text(SLEEPER)
-    tip_before = remote.tip()
-    marker = root / "asv-is-benchmarking"
-    command = [
-        sys.executable,
-        "-m",
-        "tools.nightly",
-        "--machine",
-        "m1",
-        "--",
-        "--bench",
-        f"{BENCH}|Sleeper",
-        "--quick",
-    ]
+    marker = root / "asv-is-benchmarking-the-second-commit"
+    command = [sys.executable, "-m", "tools.nightly", "--machine", "m1", "--",
+               "--bench", f"{BENCH}|Sleeper", "--quick"]  # fmt: skip
     process = subprocess.Popen(
         command,
         cwd=repo.path,
@@ -158,32 +162,40 @@ def interrupted_night(world, second_machine):
     )
     deadline = time.monotonic() + 600
     while not marker.exists():
-        assert process.poll() is None, "nightly ended before asv started benchmarking"
-        assert time.monotonic() < deadline, "asv never reached the probe benchmark"
+        assert process.poll() is None, "nightly ended before benchmarking a second commit"
+        assert time.monotonic() < deadline, "nightly never reached its second commit"
         time.sleep(0.2)
+    on_remote_at_kill = remote.result_commits(M1)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    tip_after_kill = remote.tip()
     rerun = nightly(repo, "m1", bench=f"{BENCH}|Sleeper")
-    return new, tip_before, tip_after_kill, rerun
+    return older, newer, on_remote_at_kill, rerun
 
 
 def test_first_run_benchmarks_every_commit_and_pushes(world, first_night):
     _, _, remote, repo = world
-    assert remote.result_commits("m1") == short(repo.git("rev-list", "main").split())
-    assert {"benchmarks.json", "m1/machine.json", "m1/manifest.txt"} <= set(first_night[1])
+    assert remote.result_commits(M1) == short(repo.git("rev-list", "main").split())
+    assert {"benchmarks.json", f"{M1}/machine.json", f"{M1}/manifest.txt"} <= set(first_night[1])
+
+
+def test_a_partial_run_never_shadows_the_full_results(world, first_night):
+    _, _, remote, repo = world
+    assert not [name for name in remote.blobs() if name.startswith("m1/")]
+    # The full machine still lacks every commit, whatever the partial run measured.
+    everything = repo.git("rev-list", "main").split()
+    assert commits_to_run(repo.path, "m1", "main", 10, expected={BENCH}) == everything
 
 
 def test_the_machine_file_describes_the_hardware(world, first_night):
     _, _, remote, _ = world
-    described = json.loads(remote.git("show", f"{BRANCH}:m1/machine.json"))
-    assert described["machine"] == "m1"
+    described = json.loads(remote.git("show", f"{BRANCH}:{M1}/machine.json"))
+    assert described["machine"] == M1
     assert described["cpu"] and described["num_cpu"] and described["arch"]
 
 
 def test_manifest_records_the_environment(world, first_night):
     _, _, remote, _ = world
-    manifest = remote.git("show", f"{BRANCH}:m1/manifest.txt")
+    manifest = remote.git("show", f"{BRANCH}:{M1}/manifest.txt")
     facts = [
         "torch: 2.13.0",
         "cuda: None",
@@ -199,18 +211,18 @@ def test_manifest_records_the_environment(world, first_night):
 def test_second_run_benchmarks_only_the_new_commit(world, first_night, second_night):
     _, _, remote, _ = world
     new, output = second_night
-    assert "benchmarking 1 commits" in output
-    assert remote.result_commits("m1") == {*remote.result_commits("m1", first_night[1]), new[:8]}
+    assert f"benchmarking {new[:8]} (1 of 1)" in output
+    assert remote.result_commits(M1) == {*remote.result_commits(M1, first_night[1]), new[:8]}
 
 
 def test_earlier_result_files_are_byte_identical(world, first_night, second_machine):
     _, _, remote, _ = world
     before, after = first_night[1], remote.blobs()
-    commits = remote.result_commits("m1", before)
+    commits = remote.result_commits(M1, before)
     kept = {
         name: blob
         for name, blob in before.items()
-        if name.startswith("m1/") and name.split("/")[1][:8] in commits
+        if name.startswith(f"{M1}/") and name.split("/")[1][:8] in commits
     }
     assert kept
     assert {name: after.get(name) for name in kept} == kept
@@ -219,61 +231,74 @@ def test_earlier_result_files_are_byte_identical(world, first_night, second_mach
 def test_two_machines_both_land(world, second_machine):
     _, _, remote, repo = world
     commits = short(repo.git("rev-list", "main").split())
-    assert remote.result_commits("m2") == commits
-    assert remote.result_commits("m1") == commits
+    assert remote.result_commits(M2) == commits
+    assert remote.result_commits(M1) == commits
 
 
-def test_a_killed_run_changes_nothing_and_a_rerun_completes(world, interrupted_night):
+def test_a_run_cut_after_its_first_commit_keeps_it_and_the_next_run_does_the_rest(
+    world, interrupted_night
+):
     _, _, remote, _ = world
-    new, tip_before, tip_after_kill, rerun = interrupted_night
-    assert tip_after_kill == tip_before
-    assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
-    assert new[:8] in remote.result_commits("m1")
-    assert remote.tip() != tip_before
+    older, newer, on_remote_at_kill, rerun = interrupted_night
+    # Newest first: the first commit was on the remote before the second one finished.
+    assert newer[:8] in on_remote_at_kill and older[:8] not in on_remote_at_kill
+    ok(rerun)
+    assert f"benchmarking {older[:8]} (1 of 1)" in rerun.stdout
+    assert newer[:8] not in rerun.stdout.replace(f"results for {older[:8]}", "")
+    assert {older[:8], newer[:8]} <= remote.result_commits(M1)
 
 
-def test_a_lost_push_race_is_replayed_onto_the_new_tip(world, interrupted_night, shared_asv_env):
+def test_a_lost_push_race_is_replayed_and_benchmarks_json_merged(
+    world, interrupted_night, shared_asv_env
+):
     """Two machines commit on the same tip; the second push is rejected, re-fetched and
-    replayed, and both machines' files land."""
+    replayed, both machines' files land, and both benchmark descriptions are kept."""
     root, env, remote, repo = world
     other = clone_project_repo(remote.path, root / "race", env, shared_asv_env)
     ours, theirs = ResultsBranch(repo.path), ResultsBranch(other.path)
     ours.check_out()
     theirs.check_out()
-    (ours.worktree / "m1" / "race-ours.txt").write_text("ours\n")
-    (theirs.worktree / "m2").mkdir(exist_ok=True)
-    (theirs.worktree / "m2" / "race-theirs.txt").write_text("theirs\n")
+    (ours.worktree / M1 / "manifest.txt").write_text("ours\n")
+    (theirs.worktree / M2 / "manifest.txt").write_text("theirs\n")
+    for branch, name in ((ours, "bench_ours.A.time_a"), (theirs, "bench_theirs.B.time_b")):
+        described = json.loads((branch.worktree / "benchmarks.json").read_text())
+        renamed = {**described[BENCH], "name": name}  # a description asv can read
+        (branch.worktree / "benchmarks.json").write_text(json.dumps({**described, name: renamed}))
     before = remote.blobs()
     assert theirs.commit("theirs") and ours.commit("ours")
     theirs.push()
     ours.push()
     after = remote.blobs()
-    assert {"m1/race-ours.txt", "m2/race-theirs.txt"} <= set(after)
-    assert {name: after[name] for name in before} == before
+    assert remote.git("show", f"{BRANCH}:{M1}/manifest.txt") == "ours"
+    assert remote.git("show", f"{BRANCH}:{M2}/manifest.txt") == "theirs"
+    untouched = set(before) - {"benchmarks.json", f"{M1}/manifest.txt", f"{M2}/manifest.txt"}
+    assert {name: after[name] for name in untouched} == {name: before[name] for name in untouched}
+    merged = json.loads(remote.git("show", f"{BRANCH}:benchmarks.json"))
+    assert {"bench_ours.A.time_a", "bench_theirs.B.time_b", BENCH} <= set(merged)
 
 
 @pytest.fixture(scope="module")
 def published_site(world, interrupted_night):
     root, _, _, repo = world
     site = root / "site"
-    done = repo.tool("publish", "--site", str(site))
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    ok(repo.tool("publish", "--site", str(site)))
     return site
 
 
 def test_published_site_works_offline_in_a_browser(world, published_site, request):
-    _, _, _, repo = world
-    commits = len(repo.git("rev-list", "main").split())
+    _, _, remote, _ = world
     artifacts = Path(request.config.rootpath) / "test-artifacts"
-    seen = browse_site(published_site, BENCH, "m1", artifacts / "nightly-site")
+    seen = browse_site(published_site, BENCH, artifacts / "nightly-site")
     assert seen.off_host_requests == []
     assert seen.failed_requests == []
     assert seen.console_errors == []
     assert BENCH in seen.overview_text
-    # Every commit benchmarked on m1 is a point of each CPU series of the graph.
-    cpu_series = {label: n for label, n in seen.points_per_series.items() if "cpu" in label}
-    assert cpu_series and set(cpu_series.values()) == {commits}, seen.points_per_series
+    # The benchmark's page lists the commits measured (both machines measured them all).
+    assert set(seen.points) == remote.result_commits(M1), seen.points
     assert seen.screenshots and all(path.stat().st_size > 10_000 for path in seen.screenshots)
+    # asv's legacy page and scripts are not published.
+    assert not (published_site / "index.legacy.html").exists()
+    assert not list(published_site.glob("*.js"))
 
 
 def test_a_corrupt_result_file_is_named_and_nothing_is_pushed(world, published_site):
@@ -284,15 +309,13 @@ def test_a_corrupt_result_file_is_named_and_nothing_is_pushed(world, published_s
         env=env,
         check=True,
     )
-    victim = next(
-        p for p in sorted((corrupt.path / "m1").glob("*.json")) if p.name != "machine.json"
-    )
+    victim = next(p for p in sorted((corrupt.path / M1).glob("*.json")) if p.name != "machine.json")
     victim.write_text('{"commit_hash": ')
     corrupt.commit("corrupt one result file")
     corrupt.git("push", "-q", "origin", BRANCH)
     tip = remote.tip()
     for done in (nightly(repo, "m1"), repo.tool("publish", "--site", str(root / "site2"))):
-        assert done.returncode == 2
+        assert done.returncode == 4
         (line,) = done.stderr.strip().splitlines()
-        assert "corrupt result file" in line and f"m1/{victim.name}" in line
+        assert "corrupt result file" in line and f"{M1}/{victim.name}" in line
     assert remote.tip() == tip

@@ -19,13 +19,16 @@ import argparse
 import difflib
 import re
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from asv.config import Config
 
 from tools.common import (
     RESULTS_DIR,
-    ToolError,
+    ArgumentParser,
+    BadInput,
+    ExternalFailure,
     append_step_summary,
     asv_executable,
     compare,
@@ -33,6 +36,8 @@ from tools.common import (
     first_parent_commits,
     git,
     register_machine,
+    repo_root,
+    resolve_commit,
     run_main,
 )
 
@@ -45,43 +50,69 @@ def resolve_benchmark(pattern: str, names: list[str]) -> str:
     try:
         matches = [name for name in names if re.search(pattern, name)]
     except re.error as error:
-        raise ToolError(f"benchmark {pattern!r} is not a valid regex: {error}") from None
+        raise BadInput(f"benchmark {pattern!r} is not a valid regex: {error}") from None
     if len(matches) == 1:
         return matches[0]
     candidates = matches or difflib.get_close_matches(pattern, names, n=10, cutoff=0.4)
     shown = ", ".join(candidates[:20]) + (" ..." if len(candidates) > 20 else "")
     if matches:
-        raise ToolError(f"{pattern!r} matches {len(matches)} benchmarks: {shown}")
-    raise ToolError(f"{pattern!r} matches no benchmark" + (f"; close: {shown}" if shown else ""))
+        raise BadInput(f"{pattern!r} matches {len(matches)} benchmarks: {shown}")
+    raise BadInput(f"{pattern!r} matches no benchmark" + (f"; close: {shown}" if shown else ""))
 
 
 def find_range(repo: Path, good: str, bad: str) -> tuple[str, list[str]]:
     """asv's range spec with GOOD included (``A..B`` leaves A out), and its commits."""
     if subprocess.run(["git", "merge-base", "--is-ancestor", good, bad], cwd=repo).returncode:
-        raise ToolError(f"{good} is not an ancestor of {bad}")
+        raise BadInput(f"{good} is not an ancestor of {bad}")
     has_parent = git("rev-parse", "--verify", "--quiet", f"{good}^", cwd=repo, check=False)
     spec = f"{bad} ^{good}^" if has_parent else bad
     commits = first_parent_commits(spec.split(), repo)
     if len(commits) < 2:
-        raise ToolError(f"{good}..{bad} holds no commit to bisect")
+        raise BadInput(f"{good}..{bad} holds no commit to bisect")
     return spec, commits
 
 
-def run_find(repo: Path, args: argparse.Namespace, spec: str, benchmark: str) -> str:
-    """asv find, echoed as it runs; returns the guilty commit's (short) hash."""
+FOR_COMMIT = re.compile(r"For \S+ commit ([0-9a-f]{7,40})")
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """What ``asv find`` named: the guilty commit, its parent, and how many commits it
+    built and measured to get there."""
+
+    guilty: str
+    parent: str
+    builds: int
+
+
+def bisect(
+    repo: Path,
+    machine: str,
+    good: str,
+    bad: str,
+    selection: str,
+    *,
+    invert: bool = False,
+    asv_args: tuple[str, ...] = (),
+) -> Bisection:
+    """``asv find`` over GOOD..BAD with GOOD included, on the benchmark rows ``selection``
+    (a regex asv matches against ``name(params)``), echoed as it runs. Its results join
+    ``machine``'s history like any other. ``invert``: look for a fall (a rate that
+    dropped is the slowdown)."""
+    spec, commits = find_range(repo, good, bad)
     launch = Config.load(str(repo / "asv.conf.json")).launch_method or "spawn"
     # asv find ignores the config's launch_method; pass it on so bisect measures alike.
     command = [
         asv_executable(),
         "find",
         "--machine",
-        args.machine,
+        machine,
         "--launch-method",
         launch,
-        *(["--invert"] if args.invert else []),
-        *args.asv_args,
+        *(["--invert"] if invert else []),
+        *asv_args,
         spec,
-        f"^{re.escape(benchmark)}" + (rf"\(.*{args.params}" if args.params else r"(\(|$)"),
+        selection,
     ]
     lines = []
     with subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True) as process:
@@ -89,11 +120,16 @@ def run_find(repo: Path, args: argparse.Namespace, spec: str, benchmark: str) ->
             print(line, end="", flush=True)
             lines.append(line)
     if process.returncode != 0:
-        raise ToolError(f"asv find exited {process.returncode}")
+        raise ExternalFailure(f"asv find exited {process.returncode}")
     found = [match.group(1) for line in lines if (match := FOUND.search(line))]
     if not found:
-        raise ToolError("asv find named no commit")
-    return found[-1]
+        raise ExternalFailure("asv find named no commit")
+    oldest_first = commits[::-1]
+    (index,) = [i for i, commit in enumerate(oldest_first) if commit.startswith(found[-1])]
+    if index == 0:
+        raise ExternalFailure(f"asv find named {found[-1]}, the first commit of the range")
+    builds = len({match.group(1) for line in lines if (match := FOR_COMMIT.search(line))})
+    return Bisection(oldest_first[index], oldest_first[index - 1], builds)
 
 
 def verdict(repo: Path, machine: str, benchmark: str, unit: str, guilty: str, parent: str) -> str:
@@ -115,7 +151,7 @@ def verdict(repo: Path, machine: str, benchmark: str, unit: str, guilty: str, pa
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         description=__doc__.split("\n\n")[0],
         epilog="Arguments after -- go to asv find, e.g. -- --show-stderr",
     )
@@ -127,28 +163,16 @@ def main() -> int:
     parser.add_argument("--invert", action="store_true", help="look for a speed-up instead")
     parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
-    good, bad = (
-        git("rev-parse", "--verify", f"{name}^{{commit}}", cwd=repo)
-        for name in (args.good, args.bad)
-    )
+    repo = repo_root()
+    good, bad = resolve_commit(args.good, repo), resolve_commit(args.bad, repo)
     units = discovered_units(repo)
     benchmark = resolve_benchmark(args.benchmark, sorted(units))
-    spec, commits = find_range(repo, good, bad)
     register_machine(args.machine)
-    short = run_find(repo, args, spec, benchmark)
-    oldest_first = commits[::-1]
-    (index,) = [i for i, commit in enumerate(oldest_first) if commit.startswith(short)]
-    if index == 0:
-        raise ToolError(f"asv find named {short}, the first commit of the range")
-    text = verdict(
-        repo,
-        args.machine,
-        benchmark,
-        units[benchmark],
-        oldest_first[index],
-        oldest_first[index - 1],
+    selection = f"^{re.escape(benchmark)}" + (rf"\(.*{args.params}" if args.params else r"(\(|$)")
+    found = bisect(
+        repo, args.machine, good, bad, selection, invert=args.invert, asv_args=tuple(args.asv_args)
     )
+    text = verdict(repo, args.machine, benchmark, units[benchmark], found.guilty, found.parent)
     print(text)
     append_step_summary(f"## Bisect: {benchmark}\n\n```\n{text}\n```")
     return 0

@@ -1,15 +1,19 @@
-"""What the tooling scripts share: running git and asv, reading result files, and
-turning a failure into one line on stderr.
+"""What the tooling scripts share: the exit-status contract, running git and asv,
+reading result files, and the one adapter that reads a comparison out of asv's results.
 
 The scripts run from a checkout of the project (``python -m tools.NAME``), locally or in
-GitHub Actions, with the dev venv's interpreter: asv is the one installed beside it.
+GitHub Actions, with the dev venv's interpreter: asv is the one installed beside it. This
+module imports nothing outside the standard library at import time (asv only inside the
+functions that need it), so the results push runs with a bare interpreter.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -20,17 +24,84 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(".asv") / "results"  # asv.conf.json's results_dir, from the repo root
 
 
+# The exit statuses of every script (docs/continuous.md, "Exit statuses").
+OK = 0
+REGRESSED = 1  # the gate: performance regressed; the nightly: a benchmark failed
+BENCHMARK_FAILED = 2  # the gate: a benchmark raised or timed out
+EXTERNAL_FAILURE = 3  # asv or git failed, or an unexpected error (traceback in a log)
+BAD_INPUT = 4  # bad input, or a state the script refuses to work on; nothing was changed
+LOG_DIR_ENV = "TENSOROPS_LOG_DIR"
+
+
 class ToolError(Exception):
-    """A failure the user can act on; printed as one line, exit status 2."""
+    """A failure the user can act on: one line on stderr, and the exit status."""
+
+    status = EXTERNAL_FAILURE
+
+
+class BadInput(ToolError):
+    """Bad input or a refused state (a rewound results branch, a corrupt file)."""
+
+    status = BAD_INPUT
+
+
+class ExternalFailure(ToolError):
+    """asv or git failed; their own message is in the line."""
+
+    status = EXTERNAL_FAILURE
 
 
 def run_main(prog: str, main: Callable[[], int]) -> None:
+    """Run a script's ``main`` under the exit-status contract: an expected failure is one
+    line and its status; an unexpected one is one line, the traceback in a log file, and
+    status 3 (never 1, which means "regressed")."""
     try:
         status = main()
     except ToolError as error:
-        print(f"{prog}: {error}", file=sys.stderr)
-        status = 2
+        print(f"{prog}: {one_line(str(error))}", file=sys.stderr)
+        status = error.status
+    except Exception as error:
+        log = write_traceback_log(prog)
+        print(
+            f"{prog}: unexpected error: {type(error).__name__}: {one_line(str(error))} "
+            f"(traceback in {log})",
+            file=sys.stderr,
+        )
+        status = EXTERNAL_FAILURE
     sys.exit(status)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, with a usage error as bad input: one line and status 4 (argparse's own
+    is two lines and status 2, which the gate uses for "a benchmark failed")."""
+
+    def error(self, message: str):
+        raise BadInput(f"{message} (see --help)")
+
+
+def machine_name(text: str) -> str:
+    """An asv machine name, which names a folder of the results branch."""
+    if not re.fullmatch(r"[A-Za-z0-9][\w.-]*", text):
+        raise argparse.ArgumentTypeError(f"not a machine name (letters, digits, . _ -): {text!r}")
+    return text
+
+
+def one_line(text: str) -> str:
+    """A message on one line: its non-empty lines joined."""
+    return " | ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+
+
+def write_traceback_log(prog: str) -> Path:
+    import datetime
+    import tempfile
+    import traceback
+
+    folder = Path(os.environ.get(LOG_DIR_ENV) or Path(tempfile.gettempdir()) / "tensorops-logs")
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S")
+    log = folder / f"{prog}-{stamp}-{os.getpid()}.log"
+    log.write_text(traceback.format_exc())
+    return log
 
 
 def asv_executable() -> str:
@@ -50,13 +121,35 @@ def asv(*args: str, cwd: Path, env: dict | None = None, capture: bool = False):
     )
 
 
-def git(*args: str, cwd: Path, check: bool = True) -> str:
+def git(*args: str, cwd: Path, check: bool = True, env: dict | None = None) -> str:
     done = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=env,
     )
     if check and done.returncode != 0:
-        raise ToolError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout}")
+        message = one_line(done.stderr or done.stdout) or f"exit status {done.returncode}"
+        raise ExternalFailure(f"git {' '.join(args)} failed: {message}")
     return done.stdout.strip()
+
+
+def resolve_commit(name: str, repo: Path) -> str:
+    """The full hash of commit ``name``; bad input when there is none."""
+    resolved = git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}", cwd=repo, check=False)
+    if not resolved:
+        raise BadInput(f"{name!r} is not a commit of this repository")
+    return resolved
+
+
+def repo_root() -> Path:
+    """The top of the git checkout the script runs in."""
+    top = git("rev-parse", "--show-toplevel", cwd=Path.cwd(), check=False)
+    if not top:
+        raise BadInput(f"{Path.cwd()} is not inside a git checkout of the project")
+    return Path(top)
 
 
 def register_machine(name: str) -> None:
@@ -69,12 +162,26 @@ def register_machine(name: str) -> None:
     between CI runner images of the same kind, which would split one machine's history
     into many graphs. (The nightly's manifest records the kernel.)
     """
-    from asv.machine import Machine, MachineCollection
+    from asv.machine import MachineCollection
+    from asv.util import UserError
+
+    try:
+        MachineCollection.save(name, describe_machine(name))
+    except (UserError, ValueError) as error:  # a corrupt ~/.asv-machine.json
+        raise BadInput(
+            f"cannot record machine {name!r} in asv's machine file: {error} "
+            "(fix or remove ~/.asv-machine.json)"
+        ) from None
+
+
+def describe_machine(name: str) -> dict[str, str]:
+    """This machine as asv describes it, with the stable keys (see register_machine)."""
+    from asv.machine import Machine
 
     described = {**Machine.get_defaults(), "machine": name}
     described["os"] = platform.system()
     described["ram"] = f"{round(int(described['ram']) / 2**30)}GB"
-    MachineCollection.save(name, described)
+    return described
 
 
 def read_result_file(path: Path) -> dict:
@@ -83,9 +190,9 @@ def read_result_file(path: Path) -> dict:
     try:
         data = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ToolError(f"corrupt result file {path}: {error}") from None
+        raise BadInput(f"corrupt result file {path}: {error}") from None
     if not isinstance(data, dict) or not isinstance(data.get("commit_hash"), str):
-        raise ToolError(f"corrupt result file {path}: no commit_hash")
+        raise BadInput(f"corrupt result file {path}: no commit_hash")
     return data
 
 
@@ -131,6 +238,12 @@ def first_parent_commits(revision_range: Sequence[str] | str, cwd: Path) -> list
 # the studies and bisect: values, samples and stats through asv's Results API, and asv's
 # own rule for "beyond the factor and statistically different" (the rule `asv compare` and
 # `asv continuous` apply; private in asv 0.6.6, so imported here and nowhere else).
+
+
+def row_selection(label: str) -> str:
+    """asv's ``--bench`` regex for exactly the row ``name(params)``: its regex characters
+    escaped, and nothing else (it stays readable, and quotes well in a shell)."""
+    return "^" + re.sub(r"([\\.^$*+?()\[\]{}|])", r"\\\1", label) + "$"
 
 
 def higher_is_better(unit: str) -> bool:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's two entry points on a fresh machine (Python 3.11 with pip, and git):
 #
-#   tools/dev.sh bench [asv run options]   set up, benchmark the current commit, publish .asv/html
+#   tools/dev.sh bench [asv run options]   set up, benchmark the current commit, publish the
+#                                           self-contained site to .asv/html
 #   tools/dev.sh test  [pytest options]    set up, lint, run the tests (what .ci/run runs)
 #   tools/dev.sh setup                      set up only (the workflows, before tools/*.py)
 #
@@ -51,8 +52,9 @@ bench)
     set_up
     asv_machine
     "$venv/bin/asv" run "$@" HEAD^!
-    "$venv/bin/asv" publish
-    echo "published: $(pwd)/.asv/html (view with: $venv/bin/asv preview)"
+    # The same self-contained site the nightly publishes (asv's own page needs CDNs).
+    "$venv/bin/python" -m tools.publish --no-fetch --site .asv/html
+    echo "view it with: $venv/bin/python -m http.server -d .asv/html"
     ;;
 setup)
     set_up

@@ -1,18 +1,26 @@
 """The nightly run of one machine: benchmark the newest commits it has not measured yet,
-push the results to the results branch, and optionally publish the site.
+saving each commit's results as soon as it is measured, and optionally publish the site.
 
-    python -m tools.nightly --machine NAME [--max-commits 5] [--site _site] [-- ASV RUN OPTIONS]
+    python -m tools.nightly --machine NAME [--max-commits 5] [--budget-minutes M]
+                            [--outbox DIR --no-fetch] [--site _site] [-- ASV RUN OPTIONS]
 
-1. The results branch is checked out clean at ``.asv/results`` (tools/results_branch.py).
-2. asv's machine file gets the stable ``--machine`` name.
-3. ``asv run --skip-existing-commits`` over the newest ``--max-commits`` first-parent
-   commits of ``--ref`` with no result file for this machine. (asv's own ``NEW`` means
-   "after the newest benchmarked commit" and is unbounded, so the list is made here.)
-4. The new result files, and a manifest of the environment they were measured in, are
-   committed and pushed; a push that loses a race is replayed onto the new tip.
-5. With ``--site``, every machine's results are published there.
+1. The results branch is checked out clean at ``.asv/results`` (tools/results_branch.py),
+   after checking it was not rewound or replaced, and that ``--machine`` does not already
+   stand for other hardware there.
+2. The commits to run: the newest ``--max-commits`` first-parent commits of ``--ref``
+   whose results on this machine lack some benchmark of the suite (a new commit, or one
+   measured only in part: a bisection step, a benchmark added since).
+3. Each commit in turn: ``asv run`` of the benchmarks it lacks, a manifest of the
+   environment, then its files are landed: committed and pushed (replayed onto the new
+   tip if another machine pushed first), or, with ``--outbox``, committed here and copied
+   to the outbox for a job holding the write token to push (tools/push_results.py).
+   A run cut at any point keeps every commit it finished; the next run does the rest.
+   ``--budget-minutes`` stops before a commit that would not fit: it waits for the next
+   night.
+4. With ``--site``, every machine's results are published there.
 
-A run killed before step 4 pushes nothing; running again redoes its commits.
+A selection or a quick run (``-- --bench X``, ``--quick``, ``-a``) is partial: its results
+go under the machine name NAME-partial, never shadowing NAME's full results.
 """
 
 from __future__ import annotations
@@ -20,21 +28,28 @@ from __future__ import annotations
 import argparse
 import datetime
 import subprocess
-import tempfile
+import sys
+import time
 from pathlib import Path
 
 from tools.common import (
+    REGRESSED,
     RESULTS_DIR,
-    ToolError,
+    ArgumentParser,
+    BadInput,
+    ExternalFailure,
     asv,
-    benchmarked_commits,
+    describe_machine,
+    discovered_units,
     first_parent_commits,
-    git,
+    machine_name,
+    machine_result_files,
     register_machine,
+    repo_root,
     run_main,
 )
 from tools.publish import publish
-from tools.results_branch import DEFAULT_BRANCH, ResultsBranch
+from tools.results_branch import DEFAULT_BRANCH, Outbox, ResultsBranch
 
 MANIFEST = "manifest.txt"  # not *.json: asv would try to load it as a result file
 # Run by the asv env's interpreter, from the repo root: what the benchmarks ran under.
@@ -60,89 +75,179 @@ facts = {
 for key, value in facts.items():
     print(f"{key}: {value}")
 """
+# asv run options that measure less than the full suite, or measure it less well.
+PARTIAL_OPTIONS = ("--bench", "-b", "--quick", "-q", "--attribute", "-a")
+PARTIAL_SUFFIX = "-partial"
 
 
-def commits_to_run(repo: Path, machine: str, ref: str, limit: int) -> list[str]:
-    """The newest ``limit`` first-parent commits of ``ref`` that ``machine`` lacks."""
-    done = benchmarked_commits(repo / RESULTS_DIR, machine)
-    return [commit for commit in first_parent_commits(ref, repo) if commit not in done][:limit]
+def is_partial(asv_args: list[str]) -> bool:
+    return any(arg.split("=")[0] in PARTIAL_OPTIONS for arg in asv_args)
+
+
+def commits_to_run(
+    repo: Path, machine: str, ref: str, limit: int, expected: set[str] | None = None
+) -> list[str]:
+    """The newest ``limit`` first-parent commits of ``ref`` whose results on ``machine``
+    lack one of the ``expected`` benchmarks (None: that have no result file at all)."""
+    covered: dict[str, set[str]] = {}
+    for data in machine_result_files(repo / RESULTS_DIR, machine).values():
+        covered.setdefault(data["commit_hash"], set()).update(data.get("results", {}))
+    wanted = [
+        commit
+        for commit in first_parent_commits(ref, repo)
+        if commit not in covered or (expected is not None and not expected <= covered[commit])
+    ]
+    return wanted[:limit]
 
 
 def write_manifest(repo: Path, machine: str) -> None:
-    """Record torch, CUDA, cuDNN, GPUs, controls and pip freeze of each asv env."""
+    """Record torch, CUDA, cuDNN, GPUs, controls and pip freeze of each asv env. A probe
+    that fails is recorded as such: it never costs the night's results."""
     sections = [f"# written by tools/nightly.py at {datetime.datetime.now(datetime.UTC):%FT%TZ}"]
     for python in sorted((repo / ".asv" / "env").glob("*/bin/python")):
-        probe = subprocess.run(
-            [str(python), "-c", MANIFEST_PROBE], cwd=repo, capture_output=True, text=True
-        )
-        if probe.returncode != 0:
-            raise ToolError(f"manifest probe failed in {python}: {probe.stderr.strip()[-300:]}")
-        frozen = subprocess.run(
-            [str(python), "-m", "pip", "freeze"], capture_output=True, text=True, check=True
+        env = python.parent.parent.name
+        try:
+            probe = subprocess.run(
+                [str(python), "-c", MANIFEST_PROBE], cwd=repo, capture_output=True, text=True
+            )
+            frozen = subprocess.run(
+                [str(python), "-m", "pip", "freeze"], capture_output=True, text=True
+            )
+        except OSError as error:
+            sections.append(f"[{env}]\nprobe failed: {error}")
+            continue
+        facts = (
+            probe.stdout.rstrip()
+            if probe.returncode == 0
+            else (f"probe failed ({probe.returncode}): {probe.stderr.strip()[-300:]}")
         )
         packages = "\n".join(f"  {line}" for line in frozen.stdout.splitlines())
-        env = python.parent.parent.name
-        sections.append(f"[{env}]\n{probe.stdout.rstrip()}\npip freeze:\n{packages}")
+        if frozen.returncode != 0:
+            packages = f"  pip freeze failed ({frozen.returncode})"
+        sections.append(f"[{env}]\n{facts}\npip freeze:\n{packages}")
+        if probe.returncode != 0 or frozen.returncode != 0:
+            print(f"nightly: the manifest of {env} is incomplete (see {MANIFEST})", file=sys.stderr)
     (repo / RESULTS_DIR / machine / MANIFEST).write_text("\n\n".join(sections) + "\n")
 
 
-def nightly(args: argparse.Namespace, repo: Path) -> int:
-    branch = ResultsBranch(repo, args.remote, args.branch)
-    branch.check_out()
-    register_machine(args.machine)
-    commits = commits_to_run(repo, args.machine, args.ref, args.max_commits)
-    failed = False
-    if not commits:
-        print(f"nightly: every one of the newest commits of {args.ref} has results")
-    else:
-        print(f"nightly: benchmarking {len(commits)} commits on {args.machine}", flush=True)
-        with tempfile.TemporaryDirectory() as scratch:
-            hashfile = Path(scratch) / "commits.txt"
-            hashfile.write_text("\n".join(commits) + "\n")
-            done = asv(
-                "run",
-                "--machine",
-                args.machine,
-                "--skip-existing-commits",
-                *args.asv_args,
-                f"HASHFILE:{hashfile}",
-                cwd=repo,
-            )
+class Night:
+    """One machine's run: the branch, where results go, and the time budget."""
+
+    def __init__(self, args, repo: Path):
+        self.args, self.repo = args, repo
+        self.machine = args.machine + (PARTIAL_SUFFIX if is_partial(args.asv_args) else "")
+        self.branch = ResultsBranch(repo, args.remote, args.branch, fetch=not args.no_fetch)
+        self.outbox = Outbox(args.outbox) if args.outbox else None
+        self.started = time.monotonic()
+        self.longest = 0.0
+
+    def fits(self) -> bool:
+        """Whether one more commit, as long as the longest so far, fits the budget."""
+        if self.args.budget_minutes is None:
+            return True
+        spent = time.monotonic() - self.started
+        return spent + self.longest <= self.args.budget_minutes * 60
+
+    def measure(self, commit: str) -> bool:
+        """Benchmark ``commit`` and save its results; True when a benchmark failed."""
+        begun = time.monotonic()
+        done = asv(
+            "run",
+            "--machine",
+            self.machine,
+            "--skip-existing",
+            *self.args.asv_args,
+            f"{commit}^!",
+            cwd=self.repo,
+        )
         # asv run exits 2 when a benchmark failed: its results, failures included, are
-        # still the record for those commits. Anything else means no usable results.
+        # still the record for the commit. Anything else means no usable results.
         if done.returncode not in (0, 2):
-            raise ToolError(f"asv run exited {done.returncode}; nothing was pushed")
-        failed = done.returncode == 2
-        write_manifest(repo, args.machine)
-        short = " ".join(commit[:8] for commit in commits)
-        if branch.commit(f"{args.machine}: results for {short}"):
-            branch.push()
-            print(f"nightly: pushed results for {short} to {args.remote} {args.branch}")
-    if args.site:
-        publish(repo, args.site)
-    if failed:
-        print("nightly: some benchmarks failed (results pushed); see asv's output above")
-        return 1
-    return 0
+            raise ExternalFailure(f"asv run exited {done.returncode} on {commit[:8]}")
+        write_manifest(self.repo, self.machine)
+        self.save(f"{self.machine}: results for {commit[:8]}")
+        self.longest = max(self.longest, time.monotonic() - begun)
+        return done.returncode == 2
+
+    def save(self, message: str) -> None:
+        if self.outbox is None:
+            landed = self.branch.land(message)
+            where = f"pushed to {self.args.remote} {self.args.branch}"
+        else:
+            before = self.branch._git("rev-parse", "HEAD")
+            landed = self.branch.commit(message)
+            if landed:
+                self.outbox.add(self.branch.changed_files(before))
+            where = f"added to {self.outbox.path}"
+        print(f"nightly: {message}: {where if landed else 'nothing new'}", flush=True)
+
+    def run(self) -> int:
+        branch = self.branch
+        with branch.locked():
+            branch.check_out()
+            if self.outbox is not None:
+                self.outbox.start(self.machine, branch.remote_base)
+            register_machine(self.machine)
+            branch.check_machine(self.machine, describe_machine(self.machine))
+            expected = None if is_partial(self.args.asv_args) else set(discovered_units(self.repo))
+            commits = commits_to_run(
+                self.repo, self.machine, self.args.ref, self.args.max_commits, expected
+            )
+            failed = False
+            if not commits:
+                print(f"nightly: every one of the newest commits of {self.args.ref} has results")
+            for number, commit in enumerate(commits):
+                if not self.fits():
+                    print(f"nightly: budget spent; {len(commits) - number} commits wait")
+                    break
+                print(
+                    f"nightly: benchmarking {commit[:8]} ({number + 1} of {len(commits)}) "
+                    f"on {self.machine}",
+                    flush=True,
+                )
+                failed |= self.measure(commit)
+        if self.args.site:
+            publish(self.repo, self.args.site)
+        if failed:
+            print("nightly: some benchmarks failed (results saved); see asv's output above")
+            return REGRESSED
+        return 0
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         description=__doc__.split("\n\n")[0],
-        epilog="Arguments after -- go to asv run, e.g. -- --bench bench_matmul --quick",
+        epilog="Arguments after -- go to asv run, e.g. -- --show-stderr",
     )
-    parser.add_argument("--machine", required=True, help="stable machine name, e.g. gha-cpu")
+    parser.add_argument(
+        "--machine", required=True, type=machine_name, help="stable machine name, e.g. gha-cpu"
+    )
     parser.add_argument("--max-commits", type=int, default=5, metavar="K")
+    parser.add_argument(
+        "--budget-minutes",
+        type=float,
+        metavar="M",
+        help="start no commit that would end past M minutes",
+    )
     parser.add_argument("--ref", default="HEAD", help="history to benchmark (default HEAD)")
     parser.add_argument("--remote", default="origin")
     parser.add_argument("--branch", default=DEFAULT_BRANCH, help="the results branch")
+    parser.add_argument(
+        "--outbox", type=Path, help="save results here for tools.push_results instead of pushing"
+    )
+    parser.add_argument(
+        "--no-fetch",
+        action="store_true",
+        help="use the results branch the clone already has (no network)",
+    )
     parser.add_argument("--site", type=Path, help="publish every machine's results here")
     parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.max_commits < 1:
-        raise ToolError("--max-commits must be at least 1")
-    repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
-    return nightly(args, repo)
+        raise BadInput("--max-commits must be at least 1")
+    if args.budget_minutes is not None and not 0 < args.budget_minutes < float("inf"):
+        raise BadInput("--budget-minutes must be a positive number")
+    return Night(args, repo_root()).run()
 
 
 if __name__ == "__main__":

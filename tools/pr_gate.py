@@ -17,23 +17,27 @@ Instruction counts are deterministic, so they are judged at ``COUNT_FACTOR`` (a 
 fails) and are not measured again. By default it measures the time_, peakmem_ and
 instruction-count rows (``DEFAULT_SELECTION``); ``-- --bench REGEX`` chooses others.
 Exit status: 0 no slowdown beyond the factor, 1 performance regressed, 2 a benchmark
-failed, 3 asv itself failed.
+failed, 3 asv or git failed, 4 bad input (an unknown commit, BASE equal to HEAD, a factor
+that is not a finite number above 1).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
+import math
 from pathlib import Path
 
 from tools.common import (
     RESULTS_DIR,
+    ArgumentParser,
+    BadInput,
     Row,
-    ToolError,
     asv,
     compare,
-    git,
     register_machine,
+    repo_root,
+    resolve_commit,
+    row_selection,
     run_main,
     write_summary,
 )
@@ -56,6 +60,17 @@ VERDICTS = {
     2: "a benchmark failed: it raised or timed out (see the asv log above)",
     3: "asv failed before giving a verdict (see the log above)",
 }
+
+
+def factor(text: str) -> float:
+    """A slowdown factor: a finite number above 1 (nan or inf would let nothing fail)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and value > 1.0):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 1.0, got {text}")
+    return value
 
 
 def markdown_table(rows: list[tuple[Row, str]]) -> str:
@@ -98,9 +113,7 @@ class Gate:
 
     def __init__(self, repo: Path, base: str, head: str, factor: float, machine: str):
         self.repo, self.factor, self.machine = repo, factor, machine
-        self.base, self.head = (
-            git("rev-parse", "--verify", f"{name}^{{commit}}", cwd=repo) for name in (base, head)
-        )
+        self.base, self.head = resolve_commit(base, repo), resolve_commit(head, repo)
 
     def continuous(self, *asv_args: str) -> int:
         """asv continuous's exit status: 0 or 1 measured (its 1 ignores rates' direction),
@@ -163,7 +176,7 @@ class Gate:
         first_changes = self.changes()
         print(f"pr_gate: {len(sampled)} rows slower; measuring them again to confirm", flush=True)
         # Exactly the flagged rows; asv ORs --bench patterns, so the caller's is dropped.
-        selection = "|".join(rf"^{re.escape(row)}$" for row in sampled)
+        selection = "|".join(row_selection(row) for row in sampled)
         second_pass = self.continuous(*without_bench_selection(asv_args), "--bench", selection)
         if second_pass not in (0, 1, 2):
             return 3, first_changes
@@ -174,7 +187,7 @@ class Gate:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         description=__doc__.split("\n\n")[0],
         epilog="Arguments after -- go to asv continuous, e.g. -- --bench bench_matmul",
     )
@@ -182,7 +195,7 @@ def main() -> int:
     parser.add_argument("head", help="the commit under test, e.g. HEAD")
     parser.add_argument(
         "--factor",
-        type=float,
+        type=factor,
         default=DEFAULT_FACTOR,
         help=f"slowdown ratio that fails the gate (default {DEFAULT_FACTOR})",
     )
@@ -192,12 +205,17 @@ def main() -> int:
         help="fail on the first pass, without measuring slower benchmarks again",
     )
     parser.add_argument("--machine", default="pr-gate", help="asv machine name")
+    parser.add_argument(
+        "--summary-file", type=Path, help="also write the Markdown summary here (the PR comment)"
+    )
     parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.factor <= 1.0:
-        raise ToolError(f"--factor must be above 1.0, got {args.factor}")
-    repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
-    gate = Gate(repo, args.base, args.head, args.factor, args.machine)
+    gate = Gate(repo_root(), args.base, args.head, args.factor, args.machine)
+    if gate.base == gate.head:
+        raise BadInput(
+            f"{args.base} and {args.head} are the same commit ({gate.base[:12]}): "
+            "nothing to compare"
+        )
     register_machine(args.machine)
     asv_args = with_default_selection(args.asv_args)
     status, first_changes = gate.decide(
@@ -216,7 +234,11 @@ def main() -> int:
         sections.append(
             f"<details><summary>All benchmarks</summary>\n\n{gate.table()}\n\n</details>"
         )
-    write_summary("\n\n".join(sections) + "\n")
+    markdown = "\n\n".join(sections) + "\n"
+    write_summary(markdown)
+    if args.summary_file:
+        args.summary_file.parent.mkdir(parents=True, exist_ok=True)
+        args.summary_file.write_text(markdown)
     print(f"pr_gate: {VERDICTS[status]}")
     return status
 

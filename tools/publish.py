@@ -1,66 +1,72 @@
 """Publish every machine's results from the results branch as a self-contained site.
 
-    python -m tools.publish --site _site [--no-fetch] [--remote origin] [--branch asv-results]
+    python -m tools.publish --site DIR [--no-fetch] [--remote origin] [--branch asv-results]
 
-``asv publish`` writes the data and asv's own page, whose scripts come from CDNs and
-fail on an air-gapped cluster. asv-tachyon replaces ``index.html`` with a bundled UI over
-the same data; asv's page stays as ``index.legacy.html``, pointed at vendored copies of its
-libraries (tools/site_assets/legacy). Nothing on the site loads from another host.
+``asv publish`` writes the data (and a page whose scripts come from CDNs); asv-tachyon
+replaces the page with a bundled UI over the same data, and asv's own page and scripts
+are removed: nothing on the site loads from another host, and none of asv's legacy
+JavaScript (which inserts machine and benchmark fields as raw HTML) is published.
+
+``asv publish`` empties its target first, so ``--site`` must be an empty (or new)
+directory or one this tool published before (it holds the marker ``.tensorops-site``),
+and never the repository, ``.git`` or asv's results or environments.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from tools.common import REPO_ROOT, RESULTS_DIR, ToolError, asv, git, machine_result_files, run_main
+from tools.common import (
+    RESULTS_DIR,
+    ArgumentParser,
+    BadInput,
+    ExternalFailure,
+    asv,
+    git,
+    machine_result_files,
+    repo_root,
+    run_main,
+)
 from tools.results_branch import DEFAULT_BRANCH, ResultsBranch
 
-LEGACY_ASSETS = REPO_ROOT / "tools" / "site_assets" / "legacy"
-LEGACY_DIR = "legacy-assets"
-# asv 0.6.6's index.html: each CDN tag, by the file name its URL ends in.
-CDN_TAG = re.compile(r'(src|href)="https://[^"]+/([^/"]+)"([^>]*)>')
-# Where npm names the file differently: flot ships unminified, stupidtable is 1.1.3
-# (SOURCES.md); the rest keep their CDN file names.
-CDN_FILE_TO_VENDORED = {
-    "jquery-3.3.1.min.js": "jquery.min.js",
-    "jquery.flot.min.js": "jquery.flot.js",
-    "jquery.flot.time.min.js": "jquery.flot.time.js",
-    "jquery.flot.selection.min.js": "jquery.flot.selection.js",
-    "jquery.flot.categories.min.js": "jquery.flot.categories.js",
-}
+SITE_MARKER = ".tensorops-site"
 
 
-def localize_legacy_page(site: Path) -> None:
-    """Point index.legacy.html's CDN tags at the vendored copies."""
-    page = site / "index.legacy.html"
-    missing = []
+def check_site(repo: Path, site: Path) -> Path:
+    """``site``, resolved, when publishing may empty it; bad input otherwise."""
+    site, repo = site.resolve(), repo.resolve()
+    protected = [repo / ".git", repo / RESULTS_DIR, repo / ".asv" / "env"]
+    if repo.is_relative_to(site) or any(site.is_relative_to(p) for p in protected):
+        raise BadInput(f"--site {site} would empty the repository or its data; choose another")
+    if site == repo / ".asv" or site == Path.home():
+        raise BadInput(f"--site {site} would empty {site}; choose another")
+    if site.exists():
+        if not site.is_dir():
+            raise BadInput(f"--site {site} is a file")
+        if any(site.iterdir()) and not (site / SITE_MARKER).exists():
+            raise BadInput(
+                f"--site {site} holds files this tool did not publish; give an empty or new "
+                "directory"
+            )
+    return site
 
-    def local(match: re.Match) -> str:
-        attribute, name, rest = match.groups()
-        vendored = CDN_FILE_TO_VENDORED.get(name, name)
-        if not (LEGACY_ASSETS / vendored).is_file():
-            missing.append(name)
-            return match.group(0)
-        # Integrity hashes pin the CDN's bytes; same-origin copies need none.
-        rest = re.sub(r'\s(integrity|crossorigin|referrerpolicy)="[^"]*"', "", rest)
-        return f'{attribute}="{LEGACY_DIR}/{vendored}"{rest}>'
 
-    html = CDN_TAG.sub(local, page.read_text())
-    if missing:
-        raise ToolError(f"asv's legacy page needs assets not vendored: {', '.join(missing)}")
-    page.write_text(html)
-    shutil.copytree(LEGACY_ASSETS, site / LEGACY_DIR, dirs_exist_ok=True)
+def remove_legacy_page(site: Path) -> None:
+    """asv's own page and scripts, which asv-tachyon's UI does not use."""
+    import asv as asv_package
+
+    for shipped in (Path(asv_package.__file__).parent / "www").iterdir():
+        if shipped.name != "index.html":
+            (site / shipped.name).unlink(missing_ok=True)
+    (site / "index.legacy.html").unlink(missing_ok=True)
 
 
 def complete_graph_index(site: Path) -> list[str]:
-    """Make every benchmark in index.json have a graph for every machine, so neither UI
-    fetches a graph that is not there. A benchmark no machine has results for (a new one,
+    """Make every benchmark in index.json have a graph (and samples) for every machine, so
+    the UI fetches no file that is not there. A benchmark no machine has results for (a new one,
     or one outside a ``--bench`` subset) is left out; one that some machines lack gets an
     empty graph there. Returns the benchmarks left out."""
     index_path = site / "index.json"
@@ -71,9 +77,14 @@ def complete_graph_index(site: Path) -> list[str]:
         del index["benchmarks"][name]
     index_path.write_text(json.dumps(index))
     for folder in {path.parent for path in graphs}:
+        # asv-tachyon also asks for the raw samples beside each graph, under samples/;
+        # asv publishes none, so each gets an empty set (absent, each is a 404).
+        samples = site / "samples" / folder.relative_to(site / "graphs")
+        samples.mkdir(parents=True, exist_ok=True)
         for name in index["benchmarks"]:
             if not (folder / f"{name}.json").exists():
                 (folder / f"{name}.json").write_text("[]")
+            (samples / f"{name}.json").write_text("{}")
     return dropped
 
 
@@ -95,27 +106,29 @@ def write_ui_sidecars(repo: Path, site: Path) -> None:
 
 def publish(repo: Path, site: Path) -> None:
     """Publish the results now in the repo's results_dir to ``site``."""
+    site = check_site(repo, site)
     results = repo / RESULTS_DIR
     machines = sorted(p.name for p in results.iterdir() if (p / "machine.json").is_file())
     if not machines:
-        raise ToolError(f"no machine's results in {results}")
+        raise BadInput(f"no machine's results in {results}")
     for machine in machines:
         machine_result_files(results, machine)  # a corrupt file stops here, named
-    done = asv("publish", "--no-pull", "--html-dir", str(site.resolve()), cwd=repo, capture=True)
+    done = asv("publish", "--no-pull", "--html-dir", str(site), cwd=repo, capture=True)
     if done.returncode != 0:
-        raise ToolError(f"asv publish failed: {(done.stderr or done.stdout).strip()[-500:]}")
+        raise ExternalFailure(f"asv publish failed: {(done.stderr or done.stdout)[-500:]}")
     tachyon = Path(sys.executable).with_name("asv-tachyon")
     installed = subprocess.run(
-        [str(tachyon) if tachyon.exists() else "asv-tachyon", "install", str(site)],
+        [str(tachyon) if tachyon.exists() else "asv-tachyon", "install", "--no-backup", str(site)],
         capture_output=True,
         text=True,
     )
     if installed.returncode != 0:
-        raise ToolError(f"asv-tachyon install failed: {installed.stderr.strip()[-500:]}")
+        raise ExternalFailure(f"asv-tachyon install failed: {installed.stderr[-500:]}")
+    remove_legacy_page(site)
     dropped = complete_graph_index(site)
-    localize_legacy_page(site)
     write_ui_sidecars(repo, site)
     (site / ".nojekyll").touch()  # GitHub Pages: serve the files as they are
+    (site / SITE_MARKER).write_text("published by tools/publish.py; --site may replace it\n")
     print(
         f"published {', '.join(machines)} to {site}"
         + (f"; {len(dropped)} benchmarks with no results left out" if dropped else "")
@@ -123,7 +136,7 @@ def publish(repo: Path, site: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, required=True, help="output folder")
     parser.add_argument("--remote", default="origin")
     parser.add_argument("--branch", default=DEFAULT_BRANCH)
@@ -133,10 +146,15 @@ def main() -> int:
         help="publish the results already in .asv/results (local runs)",
     )
     args = parser.parse_args()
-    repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
-    if not args.no_fetch:
-        ResultsBranch(repo, args.remote, args.branch).check_out()
-    publish(repo, args.site)
+    repo = repo_root()
+    check_site(repo, args.site)  # before anything else is touched
+    if args.no_fetch:
+        publish(repo, args.site)
+        return 0
+    branch = ResultsBranch(repo, args.remote, args.branch)
+    with branch.locked():
+        branch.check_out()
+        publish(repo, args.site)
     return 0
 
 

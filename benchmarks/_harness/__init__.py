@@ -2,7 +2,8 @@
 ``torch.utils.benchmark``'s layers:
 
 - :mod:`.controls`: the controlled variables (threads, TF32, cudnn.benchmark, seed),
-  set and restored explicitly;
+  set and restored explicitly, and :mod:`.allocator`, the host allocator, fixed for the
+  whole process at import, before any tensor exists;
 - :mod:`.devices`: the device interface (availability, sync, memory, device clock);
 - :mod:`.warmup` and :mod:`.prepare`: one linear function from "op X, variant Y" to a
   warmed-up zero-argument call, every reason it cannot run a skip saying why;
@@ -17,6 +18,7 @@ history. The package is private (asv imports it while discovering, and finds no
 benchmark in it: its mixins are abstract).
 """
 
+from . import allocator  # first: malloc's settings, before any tensor exists
 from .base import OpBenchmark, TF32Switch
 from .calibration import forget_calibration
 from .devices import DEVICES, get_device, require_accelerator
@@ -32,6 +34,7 @@ __all__ = [
     "GbpsTrack",
     "OpBenchmark",
     "TF32Switch",
+    "allocator",
     "cold_compile_seconds",
     "drop_cache",
     "get_device",

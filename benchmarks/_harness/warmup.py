@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .allocator import page_faults
+
 
 def warm_up(
     call: Callable[[], Any],
@@ -21,6 +23,7 @@ def warm_up(
 
     The first calls on a device pay for context creation, library handles
     (cuBLAS, cuDNN, oneDNN primitives) and allocator growth. Warm-up ends once a call
+    makes no page fault (the allocator reuses memory it already touched, allocator.py) and
     is no longer more than ``settle`` faster than the one before, after at least
     ``min_calls`` and at most ``max_calls`` calls or ``max_seconds``.
     """
@@ -28,12 +31,13 @@ def warm_up(
     previous = float("inf")
     calls = 0
     while calls < max_calls:
+        faults = page_faults()
         begun = time.perf_counter()
         call()
         synchronize()
         duration = time.perf_counter() - begun
         calls += 1
-        settled = duration >= (1.0 - settle) * previous
+        settled = duration >= (1.0 - settle) * previous and page_faults() == faults
         if calls >= min_calls and (settled or time.perf_counter() - start >= max_seconds):
             break
         previous = duration

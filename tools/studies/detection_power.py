@@ -23,7 +23,6 @@ Each try then runs, on that one row:
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -32,7 +31,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.common import REPO_ROOT, RESULTS_DIR, ToolError, asv, git, register_machine, run_main
+from tools.common import (
+    REPO_ROOT,
+    RESULTS_DIR,
+    ArgumentParser,
+    BadInput,
+    ExternalFailure,
+    asv,
+    git,
+    register_machine,
+    run_main,
+)
 from tools.pr_gate import DEFAULT_FACTOR, Gate
 
 MACHINE = "detection-power"
@@ -50,7 +59,7 @@ def plant_in_mm(repo: Path, lines: str, imports: str = "") -> None:
     text = source.read_text()
     planted = text.replace(MM_SOURCE, MM_SOURCE.replace(MM_RETURN, lines + MM_RETURN))
     if planted == text or "\nimport torch\n" not in text:
-        raise ToolError("tensorops' mm variant changed; update tools/detection_power.py's plant")
+        raise BadInput("tensorops' mm variant changed; update tools/detection_power.py's plant")
     source.write_text(planted.replace("\nimport torch\n", f"\n{imports}import torch\n", 1))
 
 
@@ -137,7 +146,7 @@ def find_names(repo: Path, row: str, good: str, bad: str) -> str:
     )
     found = re.findall(r"Greatest regression found: ([0-9a-f]{7,40})", done.stdout)
     if done.returncode != 0 or not found:
-        raise ToolError(f"asv find failed: {(done.stdout + done.stderr)[-500:]}")
+        raise ExternalFailure(f"asv find failed: {(done.stdout + done.stderr)[-500:]}")
     return found[-1]
 
 
@@ -181,11 +190,11 @@ def row_ratio(gate: Gate, row: str) -> float:
     for measured in gate.rows():
         if measured.label == row:
             return measured.ratio
-    raise ToolError(f"no result for {row}: did the benchmark run? (asv's log above)")
+    raise ExternalFailure(f"no result for {row}: did the benchmark run? (asv's log above)")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", choices=sorted(TARGETS), default="time")
     parser.add_argument("--tries", type=int, default=10)
     parser.add_argument("--slowdown", type=float, help="planted cost ratio (target's default)")
@@ -196,7 +205,7 @@ def main() -> int:
     target = TARGETS[args.target]
     slowdown = args.slowdown or target.slowdown
     if args.tries < 1 or not 1.0 < slowdown <= 2.0:
-        raise ToolError("--tries must be at least 1 and --slowdown in (1, 2]")
+        raise BadInput("--tries must be at least 1 and --slowdown in (1, 2]")
     with tempfile.TemporaryDirectory(prefix="detection-") as workdir:
         outcome = measure(
             target, args.tries, slowdown, args.factor, not args.no_find, Path(workdir)

@@ -12,14 +12,23 @@ confirming what the first pass flagged. Every failing verdict is a false alarm.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
 import tempfile
 from pathlib import Path
 
-from tools.common import REPO_ROOT, RESULTS_DIR, Row, ToolError, git, register_machine, run_main
+from tools.common import (
+    REPO_ROOT,
+    RESULTS_DIR,
+    ArgumentParser,
+    BadInput,
+    ExternalFailure,
+    Row,
+    git,
+    register_machine,
+    run_main,
+)
 from tools.pr_gate import DEFAULT_FACTOR, Gate
 
 MACHINE = "noise-study"
@@ -112,7 +121,7 @@ def measure(runs: int, factor: float, bench: str | None, workdir: Path):
     for number in range(runs):
         first_pass = gate.continuous(*selection)
         if first_pass not in (0, 1):
-            raise ToolError(f"asv continuous exited {first_pass} in run {number + 1}")
+            raise ExternalFailure(f"asv continuous exited {first_pass} in run {number + 1}")
         # Rows come from the first pass alone: confirming re-measures what it flagged.
         rows.append(comparison_rows(gate.rows()))
         verdict, _ = gate.decide(first_pass, selection, confirmed=True)
@@ -124,7 +133,7 @@ def measure(runs: int, factor: float, bench: str | None, workdir: Path):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
         "--factor",
@@ -136,7 +145,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="write every row and the summary as JSON")
     args = parser.parse_args()
     if args.runs < 1:
-        raise ToolError("--runs must be at least 1")
+        raise BadInput("--runs must be at least 1")
     with tempfile.TemporaryDirectory(prefix="noise-study-") as workdir:
         runs, verdicts = measure(args.runs, args.factor, args.bench, Path(workdir))
     summary = summarize(runs, verdicts)

@@ -16,7 +16,6 @@ results it writes under machine ``timer-crosscheck`` are removed afterwards.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import re
@@ -26,7 +25,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.common import RESULTS_DIR, ToolError, asv, git, register_machine, run_main
+from tools.common import (
+    RESULTS_DIR,
+    ArgumentParser,
+    BadInput,
+    ExternalFailure,
+    asv,
+    git,
+    register_machine,
+    run_main,
+)
 
 MACHINE = "timer-crosscheck"
 
@@ -112,7 +120,7 @@ def asv_seconds(repo: Path, cases: list[Case]) -> dict[str, float]:
         cwd=repo,
     )
     if done.returncode != 0:
-        raise ToolError(f"asv run exited {done.returncode}")
+        raise ExternalFailure(f"asv run exited {done.returncode}")
     measured = {}
     machine_dir = repo / RESULTS_DIR / MACHINE
     for path in machine_dir.glob(f"{commit[:8]}-*.json"):
@@ -164,7 +172,7 @@ def crosscheck(repo: Path, names: list[str], min_run_time: float, rounds: int) -
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--case", action="append", choices=sorted(CASES), help="a case to check (default: all)"
     )
@@ -177,7 +185,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="asv-then-Timer rounds")
     args = parser.parse_args()
     if args.rounds < 1:
-        raise ToolError(f"--rounds must be at least 1, got {args.rounds}")
+        raise BadInput(f"--rounds must be at least 1, got {args.rounds}")
     repo = Path(git("rev-parse", "--show-toplevel", cwd=Path.cwd()))
     rows = crosscheck(repo, args.case or list(CASES), args.min_run_time, args.rounds)
     print(f"{'case':<12} {'asv/Timer':>9}  (median of {args.rounds} rounds; lowest, highest)")

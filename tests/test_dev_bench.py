@@ -1,0 +1,34 @@
+"""The README's bench command, as a newcomer runs it: it benchmarks the current commit and
+publishes the same self-contained site as the nightly, which renders in Chromium with no
+network at all (asv's own page would show only "external dependencies failed to load")."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from .project_repo import isolated_env, make_project_repo
+from .site_browser import browse_site
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+BENCH = "bench_creation.Zeros.time_zeros"
+
+
+def test_the_bench_command_publishes_a_site_that_works_offline(tmp_path, shared_asv_env, request):
+    repo = make_project_repo(tmp_path / "repo", isolated_env(tmp_path / "home"), shared_asv_env)
+    # The dev venv this test runs in is the one dev.sh would make: same requirements.
+    (repo.path / ".venv").symlink_to(Path(sys.executable).parent.parent)
+    assert (repo.path / ".venv" / ".installed").exists(), "run tools/dev.sh setup first"
+    done = repo.run("bash", "tools/dev.sh", "bench", "--bench", f"^{BENCH}", "--quick", timeout=600)
+    site = repo.path / ".asv" / "html"
+    assert "view it with:" in done.stdout and (site / ".tensorops-site").exists()
+    seen = browse_site(site, BENCH, Path(request.config.rootpath) / "test-artifacts" / "dev-bench")
+    assert seen.off_host_requests == [] and seen.failed_requests == []
+    assert seen.console_errors == []
+    assert BENCH in seen.overview_text
+    assert seen.points == [repo.git("rev-parse", "HEAD")[:8]]
+    assert not os.path.exists(site / "index.legacy.html")

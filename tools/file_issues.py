@@ -1,0 +1,127 @@
+"""File the regressions the nightly's triage confirmed as GitHub issues, one per
+regression, and close them when the triage sees the benchmark back within its threshold.
+
+    python -m tools.file_issues REPORT.json [REPORT.json ...]
+
+A report (``tools.triage --report``) lists each regression with a key, its title and body,
+and whether it is open or resolved. Each issue carries the label
+``performance-regression`` and the key in a marker in its body, so filing is idempotent:
+a regression already filed is updated in place, never filed twice, and the next night
+retries what did not get through. This step runs no benchmark code and holds the
+``issues: write`` token alone; a report is data, posted, never run.
+
+Exit status: 0 done; 3 GitHub unreachable or refused a call (one line, also in the step
+summary); 4 a malformed report or a missing token/repository.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tools.common import (
+    ArgumentParser,
+    BadInput,
+    ExternalFailure,
+    append_step_summary,
+    run_main,
+)
+from tools.github import GitHub
+
+LABEL = "performance-regression"
+LABEL_COLOR = "d93f0b"
+MARKER = re.compile(r"<!-- tensorops-regression: ([^>]+?) -->")
+
+
+def marker(key: str) -> str:
+    return f"<!-- tensorops-regression: {key} -->"
+
+
+def read_report(path: Path) -> list[dict]:
+    """The regressions of one triage report, checked to be what triage writes."""
+    try:
+        report = json.loads(path.read_text())
+        regressions = report["regressions"]
+        for regression in regressions:
+            for field in ("key", "state", "title", "body"):
+                if not isinstance(regression.get(field), str):
+                    raise TypeError(f"{field} is not text")
+            if regression["state"] not in ("open", "resolved"):
+                raise ValueError(f"unknown state {regression['state']!r}")
+            if not re.fullmatch(r"[\w.()',|=: /+-]{1,300}", regression["key"]):
+                raise ValueError(f"a key that cannot be a marker: {regression['key'][:80]!r}")
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+        raise BadInput(f"{path} is not a triage report: {error}") from None
+    return regressions
+
+
+def ensure_label(github: GitHub) -> None:
+    labels = {label["name"] for label in github.all_pages("/labels")}
+    if LABEL not in labels:
+        github.call(
+            "POST",
+            "/labels",
+            {"name": LABEL, "color": LABEL_COLOR, "description": "Found by the nightly benchmarks"},
+        )
+
+
+def filed_issues(github: GitHub) -> dict[str, dict]:
+    """The issues this tool filed, open and closed, by the key in their marker."""
+    filed = {}
+    for issue in github.all_pages("/issues", labels=LABEL, state="all"):
+        found = MARKER.search(issue.get("body") or "")
+        if found and "pull_request" not in issue:
+            filed[found.group(1)] = issue
+    return filed
+
+
+def file_all(github: GitHub, regressions: list[dict]) -> list[str]:
+    """Bring GitHub in line with the reports; what was done, a line each."""
+    ensure_label(github)
+    filed = filed_issues(github)
+    done = []
+    for regression in regressions:
+        key, issue = regression["key"], filed.get(regression["key"])
+        body = f"{regression['body']}\n\n{marker(key)}\n"
+        if regression["state"] == "open":
+            if issue is None:
+                made = github.call(
+                    "POST",
+                    "/issues",
+                    {"title": regression["title"], "body": body, "labels": [LABEL]},
+                )
+                done.append(f"filed #{made['number']}: {regression['title']}")
+            elif (issue["title"], issue.get("body")) != (regression["title"], body):
+                github.call(
+                    "PATCH",
+                    f"/issues/{issue['number']}",
+                    {"title": regression["title"], "body": body},
+                )
+                done.append(f"updated #{issue['number']}: {regression['title']}")
+        elif issue is not None and issue["state"] == "open":
+            comment = regression.get("resolution") or "Back within its threshold."
+            github.call("POST", f"/issues/{issue['number']}/comments", {"body": comment})
+            github.call("PATCH", f"/issues/{issue['number']}", {"state": "closed"})
+            done.append(f"closed #{issue['number']}: {regression['title']}")
+    return done
+
+
+def main() -> int:
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
+    args = parser.parse_args()
+    regressions = [regression for path in args.reports for regression in read_report(path)]
+    try:
+        done = file_all(GitHub.from_environment(), regressions)
+    except (BadInput, ExternalFailure) as error:
+        append_step_summary(f"**Filing regressions failed:** {error} (the next night retries)")
+        raise
+    for line in done or ["nothing to file: every regression is filed and up to date"]:
+        print(f"file_issues: {line}")
+    append_step_summary("\n".join(f"- {line}" for line in done) or "No regression to file.")
+    return 0
+
+
+if __name__ == "__main__":
+    run_main("file_issues", main)

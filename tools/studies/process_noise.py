@@ -1,0 +1,154 @@
+"""Why is one benchmark process slower than another? Per process, what could differ.
+
+    python -m tools.studies.process_noise [--processes 8] [--calls 15] [--case OP/VARIANT/DTYPE ...]
+
+Each case is run in ``--processes`` fresh processes forked from one server that imported
+torch and the harness first, as asv's forkserver does, once with glibc's malloc as the
+platform has it (``TENSOROPS_ALLOCATOR=glibc``) and once with the harness's setting (the
+default). In each process the harness prepares the case (inputs, warm-up) and times
+``--calls`` calls; recorded per process: the median call, the minor page faults per timed
+call (``getrusage``), the bytes malloc holds in mapped blocks and on its heap
+(``mallinfo2``), huge pages (``AnonHugePages``), the CPU it ran on and the ISA torch's
+kernels were picked for. The table it prints is docs/measurement.md's "Slow processes".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from tools.common import REPO_ROOT, ArgumentParser, BadInput, run_main
+
+DEFAULT_CASES = [
+    "silu/manual/bfloat16",
+    "gelu/manual_erf/bfloat16",
+    "softmax/manual/bfloat16",
+    "layer_norm/manual/float32",
+    "logsumexp/functional/float32",
+]
+SHAPE = (32, 512, 768)  # the NLP shape of the suites
+
+# One process per case, forked from a server that has imported torch and the harness.
+WORKER = """
+import ctypes, json, multiprocessing as mp, resource, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+
+class Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks",
+                "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+def measure(op, variant, dtype, calls, queue):
+    import torch
+    from benchmarks._harness import allocator
+    from benchmarks._harness.controls import controlled, controls_from_env
+    from benchmarks._harness.prepare import prepare
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallinfo2.restype = Mallinfo2
+    with controlled(controls_from_env()):
+        prepared = prepare(op, variant, device="cpu", shape=tuple(json.loads(sys.argv[3])),
+                           dtype=dtype)
+        faults, times = allocator.page_faults(), []
+        for _ in range(calls):
+            begun = time.perf_counter()
+            prepared.call()
+            times.append(time.perf_counter() - begun)
+        faults = (allocator.page_faults() - faults) / calls
+    info = libc.mallinfo2()
+    huge = sum(int(line.split()[1]) for line in open("/proc/self/smaps_rollup")
+               if line.startswith("AnonHugePages"))
+    queue.put({"ms": statistics.median(times) * 1e3, "faults": faults,
+               "mapped_mib": info.hblkhd / 2**20, "heap_mib": info.arena / 2**20,
+               "huge_kib": huge, "cpu": int(open("/proc/self/stat").read().split()[38]),
+               "isa": torch.backends.cpu.get_cpu_capability(),
+               "warm_up_calls": prepared.warm_up_calls})
+
+if __name__ == "__main__":
+    context = mp.get_context("forkserver")
+    context.set_forkserver_preload(["torch", "benchmarks._harness"])
+    op, variant, dtype = sys.argv[2].split("/")
+    for _ in range(int(sys.argv[4])):
+        queue = context.Queue()
+        child = context.Process(target=measure, args=(op, variant, dtype, int(sys.argv[5]), queue))
+        child.start()
+        print(json.dumps(queue.get()), flush=True)
+        child.join()
+"""
+
+
+def processes(case: str, allocator: str, count: int, calls: int) -> list[dict]:
+    env = {
+        **os.environ,
+        "TENSOROPS_ALLOCATOR": allocator,
+        "TENSOROPS_THREADS": "1",
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            WORKER,
+            str(REPO_ROOT),
+            case,
+            json.dumps(SHAPE),
+            str(count),
+            str(calls),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
+    if done.returncode != 0:
+        raise BadInput(f"{case}: {done.stderr.strip()[-300:]}")
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def table(rows: list[tuple[str, str, list[dict]]]) -> str:
+    lines = [
+        "| case | malloc | ms per call, each process | median | page faults per timed call "
+        "| mapped MiB | heap MiB | huge pages KiB | CPUs | ISA |",
+        "|---|---|---|---:|---|---:|---:|---:|---|---|",
+    ]
+    for case, allocator, measured in rows:
+        times = [p["ms"] for p in measured]
+        each = ", ".join(f"{t:.1f}" for t in times)
+        faults = ", ".join(str(round(p["faults"])) for p in measured)
+        lines.append(
+            f"| {case} | {allocator} | {each} | {statistics.median(times):.1f} | {faults} "
+            f"| {statistics.median(p['mapped_mib'] for p in measured):.0f} "
+            f"| {statistics.median(p['heap_mib'] for p in measured):.0f} "
+            f"| {max(p['huge_kib'] for p in measured)} "
+            f"| {','.join(sorted({str(p['cpu']) for p in measured}))} "
+            f"| {','.join(sorted({p['isa'] for p in measured}))} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", type=int, default=8)
+    parser.add_argument("--calls", type=int, default=15)
+    parser.add_argument("--case", action="append", help="OP/VARIANT/DTYPE (default: five)")
+    parser.add_argument("--out", type=Path, help="write every process's record as JSON")
+    args = parser.parse_args()
+    if args.processes < 1 or args.calls < 1:
+        raise BadInput("--processes and --calls must be at least 1")
+    rows = [
+        (case, allocator, processes(case, allocator, args.processes, args.calls))
+        for case in args.case or DEFAULT_CASES
+        for allocator in ("glibc", "fixed")
+    ]
+    print(table(rows))
+    if args.out:
+        args.out.write_text(
+            json.dumps([{"case": c, "malloc": a, "processes": p} for c, a, p in rows], indent=1)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    run_main("process_noise", main)
