@@ -49,3 +49,27 @@ def embedding(*, batch: int, tokens: int, vocabulary: int, features: int) -> tup
 
 # GPT-2 small's token embedding: a 50257 x 768 table looked up at 32 x 512 tokens.
 GPT2_EMBEDDING = embedding(batch=32, tokens=512, vocabulary=50257, features=768)
+
+
+def image(*, batch: int, channels: int, height: int, width: int) -> tuple[int, ...]:
+    return (batch, channels, height, width)
+
+
+def rows_of(*, rows: int, features: int) -> tuple[int, ...]:
+    return (rows, features)
+
+
+# DLRM's pooled lookups: 2048 bags of 32 indices into a 100000 x 64 table.
+DLRM_BAGS = embedding(batch=2048, tokens=32, vocabulary=100_000, features=64)
+# ResNet-50's first stage after the stem: 64 channels at 112x112 (pooling), 256 at 56x56
+# (normalisation), 2048 at 7x7 (the global pool); an FPN level at 64x64 (upsampling).
+RESNET_STEM = image(batch=8, channels=64, height=112, width=112)
+RESNET_STAGE1 = image(batch=8, channels=256, height=56, width=56)
+RESNET_HEAD = image(batch=32, channels=2048, height=7, width=7)
+FPN_LEVEL = image(batch=8, channels=256, height=64, width=64)
+# GPT-2 small's 12 heads of 64 for 8 x 512 tokens, joined into its 768 features.
+GPT2_HEADS = (12, 8, 512, 64)  # (parts, batch, tokens, features per part)
+# Next-token logits of 64 sequences over GPT-2's vocabulary (top-k sampling, sorting).
+GPT2_LOGITS = rows_of(rows=64, features=50257)
+# BERT's masked-LM head: 1024 tokens over its 30522-word vocabulary.
+BERT_MLM_LOGITS = rows_of(rows=1024, features=30522)

@@ -6,6 +6,7 @@ from ._shapes import NLP
 
 class Gelu(BandwidthTracks):
     op = "gelu"
+    tier, pr = "nightly", {"dtype": ["float32"]}
     params = [DEVICES, ["float32", "bfloat16"], [NLP], ["exact", "tanh", "manual_erf"]]
     param_names = ["device", "dtype", "shape", "variant"]
 
@@ -15,6 +16,7 @@ class Gelu(BandwidthTracks):
 
 class Silu(BandwidthTracks):
     op = "silu"
+    tier, pr = "nightly", {"dtype": ["float32"]}
     params = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
     param_names = ["device", "dtype", "shape", "variant"]
 

@@ -2,11 +2,12 @@
 and forward plus backward."""
 
 from ._harness import DEVICES, FlopsTracks, OpBenchmark
-from ._shapes import ATTENTION
+from ._shapes import ATTENTION, attention
 
 
 class CausalAttention(FlopsTracks):
     op = "attention"
+    tier, pr = "nightly", {"dtype": ["float32"]}
     params = [DEVICES, ["float32", "bfloat16"], [ATTENTION], ["naive", "sdpa"]]
     param_names = ["device", "dtype", "shape", "variant"]
 
@@ -22,9 +23,31 @@ class CausalAttentionTraining(OpBenchmark):
     """Forward and backward, as in a training step (prepare.with_backward)."""
 
     op = "attention"
+    tier = "nightly"
     backward = True
     params = CausalAttention.params
     param_names = CausalAttention.param_names
 
     def time_forward_backward(self, device, dtype, shape, variant):
+        self.call()
+
+
+class CausalAttentionSweep(FlopsTracks):
+    """Short and long sequences, batch 1, and a small head."""
+
+    op = "attention"
+    tier = "weekly"
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [
+            attention(batch=1, heads=12, tokens=128, head_dim=64),
+            attention(batch=1, heads=32, tokens=2048, head_dim=128),
+            attention(batch=32, heads=8, tokens=257, head_dim=32),
+        ],
+        ["naive", "sdpa"],
+    ]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_attention(self, device, dtype, shape, variant):
         self.call()

@@ -12,13 +12,15 @@ PRECISIONS = ["float32", "autocast_bf16", "autocast_fp16"]
 
 
 class _AutocastBenchmark(OpBenchmark):
+    tier = "pr"  # one shape per op already; its CUDA rows are nightly (tiers.py)
     float32_variant = ""
     param_names = ["device", "shape", "precision"]
 
-    def setup(self, device, shape, precision):
+    def resolve(self, named):
         # The plain float32 variant is the baseline row of the same class.
-        self.variant = self.float32_variant if precision == "float32" else precision
-        super().setup(device, shape, precision)
+        precision = named["precision"]
+        variant = self.float32_variant if precision == "float32" else precision
+        return super().resolve({**named, "variant": variant})
 
 
 class AutocastMatMul(_AutocastBenchmark):

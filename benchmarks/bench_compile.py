@@ -8,9 +8,13 @@ benchmark (measure.recompiles_fail): it would time the compiler, not the compile
 from ._harness import DEVICES, OpBenchmark, cold_compile_seconds
 from ._shapes import ATTENTION, NLP, NLP_PROJECTION
 
+# The pr tier has the eager rows of the ops only this module times; compiled rows compile
+# in every process (tens of seconds each on two cores), so they are nightly.
+
 
 class LinearGelu(OpBenchmark):
     op = "linear_gelu"
+    tier, pr = "nightly", {"dtype": ["float32"], "variant": ["eager"]}
     params = [DEVICES, ["float32", "bfloat16"], [NLP_PROJECTION], ["eager", "compiled"]]
     param_names = ["device", "dtype", "shape", "variant"]
 
@@ -20,6 +24,7 @@ class LinearGelu(OpBenchmark):
 
 class CausalAttention(OpBenchmark):
     op = "attention"
+    tier = "nightly"
     params = [DEVICES, ["float32", "bfloat16"], [ATTENTION], ["naive", "compiled"]]
     param_names = ["device", "dtype", "shape", "variant"]
 
@@ -29,6 +34,7 @@ class CausalAttention(OpBenchmark):
 
 class RMSNorm(OpBenchmark):
     op = "rms_norm"
+    tier, pr = "nightly", {"dtype": ["float32"], "variant": ["eager"]}
     params = [DEVICES, ["float32", "bfloat16"], [NLP], ["manual", "compiled"]]
     param_names = ["device", "dtype", "shape", "variant"]
 
@@ -41,15 +47,16 @@ class CompileTime(OpBenchmark):
     dynamo reset and inductor's FX graph cache off (measure.cold_compile_seconds)."""
 
     variant = "compiled"
+    tier = "nightly"
     params = [DEVICES, ["linear_gelu", "attention", "rms_norm"]]
     param_names = ["device", "op"]
     shapes = {"linear_gelu": NLP_PROJECTION, "attention": ATTENTION, "rms_norm": NLP}
     timeout = 900.0
     unit = "seconds"
 
-    def _prepare(self, named):
-        self.op = named["op"]
-        return super()._prepare({**named, "shape": self.shapes[named["op"]]})
+    def resolve(self, named):
+        _, variant, spec = super().resolve({**named, "shape": self.shapes[named["op"]]})
+        return named["op"], variant, spec
 
     def track_compile_time(self, device, op):
         return cold_compile_seconds(self.call, self.device)

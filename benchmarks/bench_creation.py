@@ -6,6 +6,7 @@ from ._shapes import NLP
 
 class Randn(OpBenchmark):
     op = "randn"
+    tier = "pr"
     params = [DEVICES, [NLP], ["on_device", "host_then_to"]]
     param_names = ["device", "shape", "variant"]
 
@@ -15,6 +16,7 @@ class Randn(OpBenchmark):
 
 class Zeros(OpBenchmark):
     op = "zeros"
+    tier = "pr"
     params = [DEVICES, [NLP], ["on_device", "host_then_to"]]
     param_names = ["device", "shape", "variant"]
 

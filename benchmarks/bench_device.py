@@ -19,6 +19,7 @@ class Synchronize:
     """What one ``synchronize()`` of an idle device costs on this machine: the floor of
     every sync-wrapped timing, paid once per block of ``number`` calls."""
 
+    tier = "nightly"
     params = [DEVICES]
     param_names = ["device"]
     unit = "seconds"
@@ -38,6 +39,7 @@ def device_tracks_of(suite: type) -> type:
         (DeviceTracks,),
         {
             "op": suite.op,
+            "tier": "nightly",
             "params": suite.params,
             "param_names": suite.param_names,
             "__module__": __name__,

@@ -7,6 +7,7 @@ from ._shapes import batched_product, product
 
 class MatMul(FlopsTracks):
     op = "matmul"
+    tier, pr = "nightly", {"dtype": ["float32"], "shape": [product(m=512, k=512, n=512)]}
     params = [
         DEVICES,
         ["float32", "float16", "bfloat16"],
@@ -21,6 +22,7 @@ class MatMul(FlopsTracks):
 
 class BatchedMatMul(FlopsTracks):
     op = "bmm"
+    tier, pr = "nightly", {"dtype": ["float32"]}
     params = [
         DEVICES,
         ["float32", "bfloat16"],
@@ -36,8 +38,33 @@ class BatchedMatMul(FlopsTracks):
 class MatMulTF32(TF32Switch, FlopsTracks):
     op = "matmul"
     variant = "mm"
+    tier = "nightly"
     params = [DEVICES, [product(m=4096, k=4096, n=4096)], ["off", "on"]]
     param_names = ["device", "shape", "tf32"]
 
     def time_matmul(self, device, shape, tf32):
+        self.call()
+
+
+class MatMulSweep(FlopsTracks):
+    """Matrix-vector and vector-matrix products, odd sizes, a large square product, and
+    transposed (non-contiguous) operands."""
+
+    op = "matmul"
+    tier = "weekly"
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [
+            product(m=1, k=4096, n=4096),
+            product(m=4096, k=4096, n=1),
+            product(m=127, k=255, n=511),
+            product(m=2048, k=2048, n=2048),
+        ],
+        ["contiguous", "transposed"],
+        ["mm", "matmul"],
+    ]
+    param_names = ["device", "dtype", "shape", "layout", "variant"]
+
+    def time_matmul(self, device, dtype, shape, layout, variant):
         self.call()

@@ -2,7 +2,7 @@
 copies from pageable vs pinned memory (CUDA only; skipped on CPU machines)."""
 
 from ._harness import DEVICES, GbpsTrack, OpBenchmark
-from ._shapes import NLP
+from ._shapes import GPT2_HEADS, NLP
 
 # 64 MiB of float32, as 16 x 1024 x 1024.
 COPY_64_MIB = (16, 1024, 1024)
@@ -10,6 +10,7 @@ COPY_64_MIB = (16, 1024, 1024)
 
 class SplitLastDim(OpBenchmark):
     op = "split_last_dim"
+    tier = "pr"
     params = [DEVICES, [NLP], ["view", "reshape", "contiguous"]]
     param_names = ["device", "shape", "variant"]
 
@@ -19,6 +20,7 @@ class SplitLastDim(OpBenchmark):
 
 class FlattenTransposed(OpBenchmark):
     op = "flatten_transposed"
+    tier = "pr"
     params = [DEVICES, [NLP], ["reshape", "contiguous_view", "flatten"]]
     param_names = ["device", "shape", "variant"]
 
@@ -28,6 +30,8 @@ class FlattenTransposed(OpBenchmark):
 
 class HostToDevice(GbpsTrack):
     op = "host_to_device"
+    tier = "nightly"
+    cpu_rows = False  # a copy between host and accelerator
     params = [DEVICES, [COPY_64_MIB], ["contiguous", "pinned"], ["to", "to_non_blocking"]]
     param_names = ["device", "shape", "layout", "variant"]
 
@@ -37,8 +41,40 @@ class HostToDevice(GbpsTrack):
 
 class DeviceToHost(GbpsTrack):
     op = "device_to_host"
+    tier = "nightly"
+    cpu_rows = False
     params = [DEVICES, [COPY_64_MIB], ["contiguous", "pinned"], ["cpu", "copy_into"]]
     param_names = ["device", "shape", "layout", "variant"]
 
     def time_device_to_host(self, device, shape, layout, variant):
+        self.call()
+
+
+class Cat(OpBenchmark):
+    op = "cat"
+    tier, pr = "nightly", {"dtype": ["float32"]}
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [GPT2_HEADS],
+        ["cat", "stack_reshape", "copy_into_slices"],
+    ]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_cat(self, device, dtype, shape, variant):
+        self.call()
+
+
+class Stack(OpBenchmark):
+    op = "stack"
+    tier, pr = "nightly", {"dtype": ["float32"]}
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [GPT2_HEADS],
+        ["stack", "cat_unsqueezed", "copy_into_slices"],
+    ]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_stack(self, device, dtype, shape, variant):
         self.call()

@@ -2,7 +2,7 @@
 forward alone and forward plus backward."""
 
 from ._harness import DEVICES, BandwidthTracks, OpBenchmark
-from ._shapes import NLP
+from ._shapes import NLP, RESNET_STAGE1, activations
 
 NORM_PARAMS = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
 NORM_PARAM_NAMES = ["device", "dtype", "shape", "variant"]
@@ -10,6 +10,7 @@ NORM_PARAM_NAMES = ["device", "dtype", "shape", "variant"]
 
 class LayerNorm(BandwidthTracks):
     op = "layer_norm"
+    tier, pr = "nightly", {"dtype": ["float32"]}
     params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
     def time_layer_norm(self, device, dtype, shape, variant):
@@ -22,6 +23,7 @@ class LayerNorm(BandwidthTracks):
 
 class RMSNorm(BandwidthTracks):
     op = "rms_norm"
+    tier, pr = "nightly", {"dtype": ["float32"]}
     params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
     def time_rms_norm(self, device, dtype, shape, variant):
@@ -35,6 +37,7 @@ class LayerNormTraining(OpBenchmark):
     """Forward and backward, as in a training step (prepare.with_backward)."""
 
     op = "layer_norm"
+    tier = "nightly"
     backward = True
     params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
@@ -46,8 +49,65 @@ class RMSNormTraining(OpBenchmark):
     """Forward and backward, as in a training step (prepare.with_backward)."""
 
     op = "rms_norm"
+    tier = "nightly"
     backward = True
     params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
     def time_forward_backward(self, device, dtype, shape, variant):
+        self.call()
+
+
+class BatchNorm2d(BandwidthTracks):
+    op = "batch_norm"
+    tier, pr = "nightly", {"dtype": ["float32"], "layout": ["contiguous"]}
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [RESNET_STAGE1],
+        ["contiguous", "channels_last"],
+        ["functional", "manual", "module"],
+    ]
+    param_names = ["device", "dtype", "shape", "layout", "variant"]
+
+    def time_batch_norm(self, device, dtype, shape, layout, variant):
+        self.call()
+
+
+class GroupNorm(BandwidthTracks):
+    op = "group_norm"
+    tier, pr = "nightly", {"dtype": ["float32"], "layout": ["contiguous"]}
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [RESNET_STAGE1],
+        ["contiguous", "channels_last"],
+        ["functional", "manual"],
+    ]
+    param_names = ["device", "dtype", "shape", "layout", "variant"]
+
+    def time_group_norm(self, device, dtype, shape, layout, variant):
+        self.call()
+
+
+class LayerNormSweep(BandwidthTracks):
+    """From one token to a large batch, 64 to 8192 features, odd sizes, transposed."""
+
+    op = "layer_norm"
+    tier = "weekly"
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [
+            activations(batch=1, tokens=1, features=768),
+            activations(batch=1, tokens=512, features=768),
+            activations(batch=128, tokens=512, features=64),
+            activations(batch=4, tokens=511, features=8192),
+            activations(batch=32, tokens=513, features=767),
+        ],
+        ["contiguous", "transposed"],
+        ["functional", "manual"],
+    ]
+    param_names = ["device", "dtype", "shape", "layout", "variant"]
+
+    def time_layer_norm(self, device, dtype, shape, layout, variant):
         self.call()

@@ -1,17 +1,15 @@
-"""Enumerate the asv suites in-process, the way asv discovers them."""
+"""Enumerate the asv suites in-process, the way asv discovers them (benchmarks._harness.tiers
+mirrors asv_runner's discovery)."""
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import itertools
-import pkgutil
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-import benchmarks
+from benchmarks._harness import tiers
+from benchmarks._harness.tiers import benchmark_methods, suite_modules
 
-BENCHMARK_PREFIXES = ("time_", "track_", "peakmem_", "mem_", "timeraw_")
+__all__ = ["Combination", "benchmark_classes", "benchmark_methods", "combinations", "suite_modules"]
 
 
 @dataclass(frozen=True)
@@ -27,22 +25,8 @@ class Combination:
         return f"{self.cls.__module__.split('.')[-1]}.{self.cls.__name__}{self.params}"
 
 
-def suite_modules() -> list:
-    names = [
-        m.name for m in pkgutil.iter_modules(benchmarks.__path__) if m.name.startswith("bench_")
-    ]
-    return [importlib.import_module(f"benchmarks.{name}") for name in sorted(names)]
-
-
-def benchmark_methods(cls: type) -> list[str]:
-    return sorted(name for name in dir(cls) if name.startswith(BENCHMARK_PREFIXES))
-
-
-def benchmark_classes() -> Iterator[type]:
-    for module in suite_modules():
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ == module.__name__ and benchmark_methods(cls):
-                yield cls
+def benchmark_classes() -> list[type]:
+    return tiers.benchmark_classes(suite_modules())
 
 
 def combinations() -> list[Combination]:

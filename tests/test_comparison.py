@@ -7,8 +7,19 @@ from __future__ import annotations
 import json
 import re
 
+from benchmarks._harness import twins
+from benchmarks._shapes import NLP, product
 from tools import pr_gate
-from tools.common import Row, compare, row_selection
+from tools.common import (
+    REPO_ROOT,
+    SELECTION_ENV,
+    Row,
+    asv_environment,
+    bench_selection,
+    compare,
+    row_selection,
+    split_bench_selection,
+)
 
 from .scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
 
@@ -61,24 +72,38 @@ def test_the_comparison_reads_asv_result_files(tmp_path):
     assert only.label == "a.A.time_x('cpu')" and only.ratio == 3.0 and only.unit == "seconds"
 
 
-def test_pr_gate_measures_sampled_rows_unless_told_otherwise():
-    assert pr_gate.with_default_selection(["--show-stderr"]) == [
+def test_pr_gate_measures_the_pr_tier_unless_told_otherwise():
+    (default,) = pr_gate.with_default_selection(["--show-stderr"], REPO_ROOT)[2:]
+    assert pr_gate.with_default_selection(["--show-stderr"], REPO_ROOT)[:2] == [
         "--show-stderr",
         "--bench",
-        pr_gate.DEFAULT_SELECTION,
     ]
-    assert pr_gate.with_default_selection(["-b", "Silu"]) == ["-b", "Silu"]
-    pattern = re.compile(pr_gate.DEFAULT_SELECTION)
-    assert pattern.search("bench_activation.Silu.time_silu")
-    assert pattern.search("bench_norm.RMSNorm.peakmem_rms_norm")
-    assert pattern.search("bench_instructions.Instructions.track_instructions")
-    assert not pattern.search("bench_matmul.MatMul.track_gflops")
-    assert not pattern.search("bench_matmul.MatMul.track_percent_of_peak")
+    assert pr_gate.with_default_selection(["-b", "Silu"], REPO_ROOT) == ["-b", "Silu"]
+    pattern = re.compile(default)
+    picked = f"bench_activation.Silu.time_silu('cpu', 'float32', {NLP!r}, 'functional')"
+    assert pattern.search(picked)
+    first_count = "('matmul', 'mm', (128, 128, 128))"
+    assert pattern.search(
+        f"bench_instructions.Instructions.track_instructions('cpu', {first_count})"
+    )
+    assert not pattern.search(picked.replace("'cpu'", "'cuda'"))
+    assert not pattern.search(picked.replace("'float32'", "'bfloat16'"))
+    square = product(m=512, k=512, n=512)
+    assert not pattern.search(
+        f"bench_matmul.MatMul.track_gflops('cpu', 'float32', {square!r}, 'mm')"
+    )
 
 
-def test_pr_gate_confirms_without_the_callers_selection():
+def test_the_callers_selection_is_split_from_the_other_asv_arguments():
     args = ["--bench", "Silu", "-b", "Gelu", "--bench=MatMul", "--show-stderr", "-a", "rounds=4"]
-    assert pr_gate.without_bench_selection(args) == ["--show-stderr", "-a", "rounds=4"]
+    selection, rest = split_bench_selection(args)
+    assert selection == ["Silu", "Gelu", "MatMul"]
+    assert rest == ["--show-stderr", "-a", "rounds=4"]
+    assert bench_selection(args) == selection
+    assert bench_selection(["find", "HEAD~3..HEAD", "Softmax"]) == ["Softmax"]
+    assert asv_environment(REPO_ROOT, {}, selection)[SELECTION_ENV] == json.dumps(selection)
+    assert SELECTION_ENV not in asv_environment(REPO_ROOT, {SELECTION_ENV: "stale"}, [])
+    assert twins.SELECTION_ENV == SELECTION_ENV  # what setup_cache reads
 
 
 def test_pr_gate_fails_a_2_percent_count_rise_without_measuring_it_again():

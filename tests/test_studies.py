@@ -4,78 +4,98 @@ come from running them on an idle machine (docs/measurement.md), never from a te
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from functools import partial
+from pathlib import Path
 
 import pytest
 
-from tools.common import ToolError
+from tools.common import ExternalFailure
 
 from .conftest import REPO_ROOT
 from .scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
 
+SILU_ROW = "bench_activation.Silu.time_silu('cpu', 'float32', (32, 512, 768), 'functional')"
+SILU_COUNT_ROW = (
+    "bench_instructions.Silu.track_instructions('cpu', 'functional float32 contiguous "
+    "(32, 32, 24)')"
+)
 
-def planted_mm(tmp_path, target: str, slowdown: float):
-    """tensorops' mm variant after the target's plant, compiled against ``torch``."""
+
+def planted_repo(tmp_path, row, lines: str, module: str) -> Path:
     from tools.studies import detection_power
 
-    source = tmp_path / "src" / "tensorops" / "matmul.py"
-    source.parent.mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "src" / "tensorops" / "matmul.py", source)
-    detection_power.TARGETS[target].plant(tmp_path, slowdown)
-    return re.search(r"^def mm\(.*?(?=\n\n)", source.read_text(), re.S | re.M).group(0)
+    shutil.copytree(REPO_ROOT / "src", tmp_path / "src")
+    detection_power.plant(tmp_path, row, lines, module)
+    return tmp_path / "src"
 
 
-def test_the_planted_slowdown_keeps_mm_correct_and_adds_the_rows(tmp_path):
-    import torch
-
-    function = planted_mm(tmp_path, "time", 1.3)
-    rows = []
-
-    class CountingTorch:
-        Tensor = torch.Tensor
-
-        @staticmethod
-        def mm(a, b):
-            rows.append(a.shape[0])
-            return torch.mm(a, b)
-
-    namespace = {"torch": CountingTorch}
-    exec(function, namespace)
-    a, b = torch.randn(100, 8), torch.randn(8, 5)
-    assert torch.equal(namespace["mm"](a, b), torch.mm(a, b))
-    assert rows == [30, 100]  # 30% of the rows again, then the real product
-
-
-def test_the_planted_instructions_are_sized_from_the_two_counts(tmp_path, monkeypatch):
-    import itertools
-
-    import torch
-
-    from benchmarks._harness import callgrind
-
-    counts = {"call()": 500_000.0, "spin()": 2_500_000.0}  # 25 per loop step
-    monkeypatch.setattr(
-        callgrind, "callgrind_instructions", lambda stmt, setup, number: counts[stmt]
+def run_in(src: Path, code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(src)},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    function = planted_mm(tmp_path, "instructions", 1.02)
-    assert "for _ in itertools.repeat(None, 400):" in function  # 2% of 500,000: 400 steps
-    assert "import itertools\n" in (tmp_path / "src" / "tensorops" / "matmul.py").read_text()
-    namespace = {"torch": torch, "itertools": itertools}
-    exec(function, namespace)
-    a, b = torch.randn(10, 8), torch.randn(8, 5)
-    assert torch.equal(namespace["mm"](a, b), torch.mm(a, b))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_plant_goes_into_the_rows_variant_and_keeps_it_correct(tmp_path):
+    from tools.studies import detection_power
+
+    (row,) = [r for r in detection_power.time_rows() if r.label == SILU_ROW]
+    src = planted_repo(tmp_path, row, detection_power.WAIT.format(seconds=0.02), "time")
+    text = (src / "tensorops" / "activation.py").read_text()
+    assert '"""F.silu: one fused kernel."""\n    _until = time.perf_counter() + 0.02\n' in text
+    out = run_in(
+        src,
+        "import time, tensorops\n"
+        "case = tensorops.Case('silu', (4, 8))\n"
+        "print(tensorops.verify(case, 'functional'))\n"
+        "call = tensorops.bind(case, 'functional'); begun = time.perf_counter()\n"
+        "call(); print(time.perf_counter() - begun)",
+    )
+    error, seconds = map(float, out.split())
+    assert error < 1e-5 and seconds >= 0.02  # verify passed: the plant changes no value
+
+
+def test_the_planted_instructions_are_sized_from_the_two_counts(monkeypatch):
+    from benchmarks._harness import callgrind
+    from tools.studies import detection_power
+
+    (row,) = [r for r in detection_power.count_rows() if r.label == SILU_COUNT_ROW]
+    monkeypatch.setattr(callgrind, "count_cases", lambda cases: {cases[0].key: 500_000.0})
+    monkeypatch.setattr(
+        callgrind, "callgrind_instructions", lambda stmt, setup, number: 2_500_000.0
+    )  # 25 per loop step
+    lines, module = detection_power.planted_lines("instructions", row, 1.02)
+    assert lines.startswith("for _ in itertools.repeat(None, 400):")  # 2% of 500,000
+    assert module == "itertools"
+
+
+def test_the_rows_to_plant_in_cover_the_ops_and_leave_out_generated_variants():
+    from tools.studies import detection_power
+
+    for rows in (detection_power.time_rows(), detection_power.count_rows()):
+        assert len({row.op for row in rows}) >= 15
+        assert not [row for row in rows if row.variant.startswith(("autocast_", "compiled"))]
+        assert all(row.spec["device"] == "cpu" for row in rows)
 
 
 def test_detection_reads_the_exact_ratio_of_its_row():
     from tools.studies import detection_power
 
     gate = ScriptedGate([[(557 / 546, COUNT_ROW), (2.0, TIME_ROW)]])
-    assert detection_power.row_ratio(gate, COUNT_ROW) == pytest.approx(557 / 546)
-    assert detection_power.row_ratio(gate, TIME_ROW) == 2.0
-    with pytest.raises(ToolError, match="no result for"):
-        detection_power.row_ratio(gate, "bench_matmul.MatMul.time_matmul('cpu')")
+    assert detection_power.ratio(gate, COUNT_ROW) == pytest.approx(557 / 546)
+    assert detection_power.ratio(gate, TIME_ROW) == 2.0
+    with pytest.raises(ExternalFailure, match="no result for"):
+        detection_power.ratio(gate, "bench_matmul.MatMul.time_matmul('cpu')")
 
 
 def test_suggested_thresholds_cover_the_worst_no_op_change_with_a_margin():

@@ -15,6 +15,7 @@ from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from benchmarks import _harness
 from benchmarks._harness import calibration, controls, tracks
+from benchmarks._harness.twins import Counted
 
 from .conftest import REPO_ROOT
 from .suites import benchmark_classes, benchmark_methods, combinations, suite_modules
@@ -55,7 +56,19 @@ def test_signatures_mirror_param_names(cls):
         if method.__module__ == tracks.__name__:
             continue  # the mixins' tracks take *params, for every suite alike
         parameters = list(inspect.signature(method).parameters)
-        assert parameters == ["self", *cls.param_names], f"{cls.__name__}.{name}"
+        # asv hands setup_cache's value to every method first
+        cached = ["counts"] if hasattr(cls, "setup_cache") else []
+        assert parameters == ["self", *cached, *cls.param_names], f"{cls.__name__}.{name}"
+
+
+# What the count rows' setup_cache would hand them, without running valgrind here (the
+# real counts: test_instruction_counts.py).
+FAKE_COUNTS = {case.key: 1234.5 for case in Counted.rows.values()}
+
+
+def arguments(combination) -> tuple:
+    cached = (FAKE_COUNTS,) if hasattr(combination.cls, "setup_cache") else ()
+    return (*cached, *combination.params)
 
 
 @pytest.fixture(autouse=True)
@@ -72,15 +85,19 @@ def quick_tracks(monkeypatch):
 def test_every_benchmark_runs_once_or_skips_with_reason(combination):
     device = combination.named["device"]
     threads_before = torch.get_num_threads()
+    args = arguments(combination)
+    counted = hasattr(combination.cls, "setup_cache")
     for name in benchmark_methods(combination.cls):
         bench = combination.cls()
         try:
-            bench.setup(*combination.params)
+            bench.setup(*args)
         except NotImplementedError as skip:
             if hasattr(bench, "teardown"):
-                bench.teardown(*combination.params)  # as asv does after a skip
+                bench.teardown(*args)  # as asv does after a skip
             reason = str(skip)
-            if device == "cuda" and not torch.cuda.is_available():
+            if counted and device == "cuda":
+                assert "instruction counts are of CPU code" in reason
+            elif device == "cuda" and not torch.cuda.is_available():
                 assert "no CUDA device" in reason
             else:
                 assert CPU_SKIPS.get(qualified(combination.cls), "<runs>") in reason, reason
@@ -90,7 +107,7 @@ def test_every_benchmark_runs_once_or_skips_with_reason(combination):
             if isinstance(bench, _harness.OpBenchmark):  # the harness's controls apply
                 assert torch.get_num_threads() == controls.DEFAULT_THREADS
             try:
-                result = getattr(bench, name)(*combination.params)
+                result = getattr(bench, name)(*args)
             except SkipNotImplemented as skip:  # asv's skip from inside a benchmark: n/a
                 assert str(skip), f"{combination}.{name} skipped without a reason"
                 continue
@@ -99,11 +116,13 @@ def test_every_benchmark_runs_once_or_skips_with_reason(combination):
                 # asv reads unit from the method, else from the class
                 method = getattr(bench, name)
                 assert getattr(method, "unit", getattr(bench, "unit", None)) in UNITS
+                if counted:
+                    assert result == 1234.5  # the row found its case among those counted
             else:
                 assert result is None
         finally:
             if hasattr(bench, "teardown"):
-                bench.teardown(*combination.params)
+                bench.teardown(*args)
         assert torch.get_num_threads() == threads_before
 
 

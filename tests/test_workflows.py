@@ -42,6 +42,7 @@ def test_the_workflows_exist():
         "benchmarks-pr.yml",
         "benchmarks-pr-comment.yml",
         "bisect.yml",
+        "weekly.yml",
     }
 
 
@@ -111,7 +112,9 @@ def test_shell_scripts_pass_shellcheck():
 def test_triggers():
     flows = all_workflows()
     assert set(flows["ci.yml"]["on"]) == {"push", "pull_request"}
-    assert set(flows["nightly.yml"]["on"]) == {"schedule", "workflow_dispatch"}
+    assert set(flows["nightly.yml"]["on"]) == {"schedule", "workflow_dispatch", "workflow_call"}
+    assert set(flows["weekly.yml"]["on"]) == {"schedule", "workflow_dispatch"}
+    assert flows["weekly.yml"]["on"]["schedule"][0]["cron"]
     assert flows["nightly.yml"]["on"]["schedule"][0]["cron"]
     assert set(flows["benchmarks-pr.yml"]["on"]) == {"pull_request", "workflow_dispatch"}
     assert "labeled" in flows["benchmarks-pr.yml"]["on"]["pull_request"]["types"]
@@ -134,6 +137,13 @@ def test_least_privilege():
         ("nightly.yml", "file-issues"): {"issues": "write"},
         ("nightly.yml", "deploy"): {"pages": "write", "id-token": "write"},
         ("benchmarks-pr-comment.yml", "comment"): {"pull-requests": "write"},
+        # Calls nightly.yml, whose jobs each ask for their own (checked above).
+        ("weekly.yml", "sweeps"): {
+            "contents": "write",
+            "issues": "write",
+            "pages": "write",
+            "id-token": "write",
+        },
     }
     for name, flow in all_workflows().items():
         assert flow["permissions"] == {"contents": "read"}, name
@@ -185,6 +195,20 @@ def test_concurrency_is_set_and_nightlies_do_not_race():
         assert flow["concurrency"]["group"], name
     nightly = load("nightly.yml")["concurrency"]
     assert nightly == {"group": "nightly", "cancel-in-progress": False}
+
+
+def test_the_weekly_workflow_runs_the_sweeps_through_the_nightly():
+    (job,) = load("weekly.yml")["jobs"].values()
+    assert job["uses"] == "./.github/workflows/nightly.yml"
+    assert job["with"]["tier"] == "weekly"
+    nightly = load("nightly.yml")
+    assert set(nightly["on"]["workflow_call"]["inputs"]) == {"tier", "max-commits"}
+    benchmark = nightly["jobs"]["benchmark"]
+    assert benchmark["env"]["TIER"] == "${{ inputs.tier || 'nightly' }}"
+    runs = [
+        step.get("run", "") for step in benchmark["steps"] if "tools.nightly" in step.get("run", "")
+    ]
+    assert len(runs) == 1 and '--tier "$TIER"' in runs[0]
 
 
 def test_every_action_is_pinned_to_a_commit():

@@ -15,7 +15,6 @@ narrows the benchmark to the combinations it matches, e.g. ``"'cpu', 'float32'"`
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import re
 import subprocess
@@ -30,7 +29,9 @@ from tools.common import (
     BadInput,
     ExternalFailure,
     append_step_summary,
+    asv_environment,
     asv_executable,
+    bench_selection,
     compare,
     discovered_units,
     first_parent_commits,
@@ -115,7 +116,13 @@ def bisect(
         selection,
     ]
     lines = []
-    with subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(
+        command,
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=asv_environment(repo, selection=bench_selection(command[1:])),
+    ) as process:
         for line in process.stdout:
             print(line, end="", flush=True)
             lines.append(line)
@@ -161,7 +168,7 @@ def main() -> int:
     parser.add_argument("--machine", default="bisect", help="asv machine name")
     parser.add_argument("--params", help="regex of the parameter combinations to measure")
     parser.add_argument("--invert", action="store_true", help="look for a speed-up instead")
-    parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
+    parser.set_defaults(asv_args=[])  # after --
     args = parser.parse_args()
     repo = repo_root()
     good, bad = resolve_commit(args.good, repo), resolve_commit(args.bad, repo)

@@ -78,6 +78,19 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):
         raise BadInput(f"{message} (see --help)")
 
+    def parse_args(self, args=None, namespace=None):
+        """Everything after a ``--`` goes, untouched, to ``asv_args`` (asv's own options),
+        wherever the script's own options stand."""
+        argv = list(sys.argv[1:] if args is None else args)
+        passed = argv[argv.index("--") + 1 :] if "--" in argv else []
+        own = argv[: argv.index("--")] if "--" in argv else argv
+        parsed = super().parse_args(own, namespace)
+        if hasattr(parsed, "asv_args"):
+            parsed.asv_args = passed
+        elif passed:
+            self.error(f"takes no asv options: {' '.join(passed)}")
+        return parsed
+
 
 def machine_name(text: str) -> str:
     """An asv machine name, which names a folder of the results branch."""
@@ -110,12 +123,56 @@ def asv_executable() -> str:
     return str(beside) if beside.exists() else "asv"
 
 
+# asv's --bench regexes of a run, as a JSON list, for the benchmarks' setup_cache (asv does
+# not pass them on): the instruction counts count the cases of the selected rows only
+# (benchmarks/_harness/twins.py reads it under the same name).
+SELECTION_ENV = "TENSOROPS_BENCH"
+
+
+def split_bench_selection(asv_args: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The ``--bench``/``-b`` regexes of asv arguments, and the other arguments."""
+    selection, rest, following = [], [], False
+    for arg in asv_args:
+        if following:
+            selection.append(arg)
+            following = False
+        elif arg in ("--bench", "-b"):
+            following = True
+        elif arg.startswith(("--bench=", "-b=")):
+            selection.append(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+    return selection, rest
+
+
+def bench_selection(asv_args: Sequence[str]) -> list[str]:
+    """The benchmark regexes of an asv command: its ``--bench``/``-b`` options, or the
+    last argument of ``asv find``."""
+    if asv_args and asv_args[0] == "find":
+        return [asv_args[-1]]
+    return split_bench_selection(asv_args)[0]
+
+
+def asv_environment(repo: Path, env: dict | None = None, selection: Sequence[str] = ()) -> dict:
+    """The environment asv runs in: the instruction counts keep their function counts per
+    commit under ``.asv/callgrind`` (the gate's and the triage's "why"), unless told
+    otherwise, and count only the cases of the ``selection`` (every case when empty)."""
+    environment = {
+        "TENSOROPS_CALLGRIND_DIR": str(repo / ".asv" / "callgrind"),
+        **(env or os.environ),
+    }
+    environment.pop(SELECTION_ENV, None)
+    if selection:
+        environment[SELECTION_ENV] = json.dumps(list(selection))
+    return environment
+
+
 def asv(*args: str, cwd: Path, env: dict | None = None, capture: bool = False):
     """Run asv; its exit status is the caller's to read (continuous and find use it)."""
     return subprocess.run(
         [asv_executable(), *args],
         cwd=cwd,
-        env=env,
+        env=asv_environment(cwd, env, bench_selection(args)),
         text=True,
         capture_output=capture,
     )
@@ -346,6 +403,19 @@ def discovered_units(repo: Path) -> dict[str, str]:
     sys.path.insert(0, str(repo))
     try:
         return {b.name: b.unit for b in disc_benchmarks(str(repo / "benchmarks"))}
+    finally:
+        sys.path.remove(str(repo))
+
+
+def tier_selection(repo: Path, tiers: Sequence[str]) -> tuple[str, set[str]]:
+    """asv's ``--bench`` regex for exactly the rows of ``tiers``, and the benchmarks those
+    rows belong to, from the tiers the suites declare (benchmarks/_harness/tiers.py)."""
+    sys.path.insert(0, str(repo))
+    try:
+        from benchmarks._harness import tiers as declared
+
+        classes = declared.benchmark_classes(declared.suite_modules())
+        return declared.selection(classes, tiers), declared.benchmarks_of(classes, tiers)
     finally:
         sys.path.remove(str(repo))
 

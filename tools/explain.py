@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -122,3 +123,80 @@ def explain_time(repo: Path, parent: str, guilty: str, benchmark: str, params: s
         f"(`{parent[:12]}` before, `{guilty[:12]}` after), per call:\n\n"
         + profile_table(before, after)
     )
+
+
+# ---------------------------------------------------------------- instruction counts
+# The counting run keeps each case's function counts per commit under this folder
+# (benchmarks/_harness/callgrind.py, $TENSOROPS_CALLGRIND_DIR; tools.common.asv sets it).
+FUNCTIONS_DIR = Path(".asv") / "callgrind"
+GROWN_FUNCTIONS = 15
+
+
+def counted_case(benchmark: str, params: str) -> str | None:
+    """The counted case's key of an instruction-count row, ``None`` for another row."""
+    import ast
+    import importlib
+
+    module, cls, _ = benchmark.rsplit(".", 2)
+    suite = getattr(importlib.import_module(f"benchmarks.{module}"), cls, None)
+    if suite is None or not hasattr(suite, "case_for"):
+        return None
+    named = dict(zip(suite.param_names, ast.literal_eval(params), strict=True))
+    return suite().case_for(named["case"]).key
+
+
+def functions_at(repo: Path, commit: str, key: str):
+    """The case's exclusive function counts per call at ``commit``, as torch's
+    ``CallgrindStats``, or None when that commit's run kept none."""
+    from torch.utils.benchmark.utils.common import TaskSpec
+    from torch.utils.benchmark.utils.valgrind_wrapper.timer_interface import (
+        CallgrindStats,
+        FunctionCount,
+        FunctionCounts,
+    )
+
+    kept = repo / FUNCTIONS_DIR / commit / (re.sub(r"[^\w.-]+", "_", key) + ".json")
+    if not kept.exists():
+        return None
+    functions = json.loads(kept.read_text())["functions"]
+    counts = FunctionCounts(tuple(FunctionCount(c, name) for c, name in functions), False)
+    nothing = FunctionCounts((), inclusive=True)
+    return CallgrindStats(
+        TaskSpec("call()", ""),
+        1,
+        False,
+        nothing,
+        FunctionCounts((), inclusive=False),
+        nothing,
+        counts,
+        None,
+    )
+
+
+def shortened(function: str, keep: int = 160) -> str:
+    """A C++ symbol cut in the middle when templates make it long."""
+    if len(function) <= keep:
+        return function
+    return f"{function[: keep // 2]}…{function[-keep // 2 :]}"
+
+
+def grown_functions(repo: Path, before: str, after: str, benchmark: str, params: str) -> str:
+    """The functions whose instructions per call grew most from ``before`` to ``after``
+    (torch's ``as_standardized`` and ``delta``), as Markdown; empty when not kept."""
+    key = counted_case(benchmark, params)
+    if key is None:
+        return ""
+    old, new = functions_at(repo, before, key), functions_at(repo, after, key)
+    if old is None or new is None:
+        return ""
+    delta = new.as_standardized().delta(old.as_standardized())
+    grown = sorted(delta, key=lambda counted: -counted.count)[:GROWN_FUNCTIONS]
+    lines = [
+        f"Functions whose instructions per call grew most, `{before[:12]}` → `{after[:12]}` "
+        f"(callgrind, `{key}`):",
+        "",
+        "| instructions | function |",
+        "|---:|---|",
+        *(f"| {counted.count:+,.1f} | `{shortened(counted.function)}` |" for counted in grown),
+    ]
+    return "\n".join(lines)

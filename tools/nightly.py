@@ -1,16 +1,19 @@
 """The nightly run of one machine: benchmark the newest commits it has not measured yet,
 saving each commit's results as soon as it is measured, and optionally publish the site.
 
-    python -m tools.nightly --machine NAME [--max-commits 5] [--budget-minutes M]
-                            [--outbox DIR --no-fetch] [--site _site] [-- ASV RUN OPTIONS]
+    python -m tools.nightly --machine NAME [--tier nightly|weekly] [--max-commits 5]
+                            [--budget-minutes M] [--outbox DIR --no-fetch] [--site _site]
+                            [-- ASV RUN OPTIONS]
 
 1. The results branch is checked out clean at ``.asv/results`` (tools/results_branch.py),
    after checking it was not rewound or replaced, and that ``--machine`` does not already
    stand for other hardware there.
 2. The commits to run: the newest ``--max-commits`` first-parent commits of ``--ref``
-   whose results on this machine lack some benchmark of the suite (a new commit, or one
-   measured only in part: a bisection step, a benchmark added since).
-3. Each commit in turn: ``asv run`` of the benchmarks it lacks, a manifest of the
+   whose results on this machine lack some benchmark of the tier (a new commit, or one
+   measured only in part: a bisection step, a benchmark added since). ``--tier nightly``
+   (the default) is the ``pr`` and ``nightly`` rows, ``--tier weekly`` the sweeps
+   (benchmarks/_harness/tiers.py); both land in the same result files.
+3. Each commit in turn: ``asv run`` of the tier's rows it lacks, a manifest of the
    environment, then its files are landed: committed and pushed (replayed onto the new
    tip if another machine pushed first), or, with ``--outbox``, committed here and copied
    to the outbox for a job holding the write token to push (tools/push_results.py).
@@ -20,12 +23,12 @@ saving each commit's results as soon as it is measured, and optionally publish t
 4. With ``--site``, every machine's results are published there.
 
 A selection or a quick run (``-- --bench X``, ``--quick``, ``-a``) is partial: its results
-go under the machine name NAME-partial, never shadowing NAME's full results.
+go under the machine name NAME-partial, never shadowing NAME's full results; a
+``--bench`` of the caller's replaces the tier's.
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import subprocess
 import sys
@@ -39,14 +42,15 @@ from tools.common import (
     BadInput,
     ExternalFailure,
     asv,
+    bench_selection,
     describe_machine,
-    discovered_units,
     first_parent_commits,
     machine_name,
     machine_result_files,
     register_machine,
     repo_root,
     run_main,
+    tier_selection,
 )
 from tools.publish import publish
 from tools.results_branch import DEFAULT_BRANCH, Outbox, ResultsBranch
@@ -78,6 +82,8 @@ for key, value in facts.items():
 # asv run options that measure less than the full suite, or measure it less well.
 PARTIAL_OPTIONS = ("--bench", "-b", "--quick", "-q", "--attribute", "-a")
 PARTIAL_SUFFIX = "-partial"
+# What each --tier runs (benchmarks/_harness/tiers.py).
+RUNS = {"nightly": ("pr", "nightly"), "weekly": ("weekly",)}
 
 
 def is_partial(asv_args: list[str]) -> bool:
@@ -140,6 +146,9 @@ class Night:
         self.outbox = Outbox(args.outbox) if args.outbox else None
         self.started = time.monotonic()
         self.longest = 0.0
+        self.selection, self.expected = tier_selection(repo, RUNS[args.tier])
+        if is_partial(args.asv_args):
+            self.expected = None  # a partial run's results never count as complete
 
     def fits(self) -> bool:
         """Whether one more commit, as long as the longest so far, fits the budget."""
@@ -157,6 +166,7 @@ class Night:
             self.machine,
             "--skip-existing",
             *self.args.asv_args,
+            *([] if bench_selection(self.args.asv_args) else ["--bench", self.selection]),
             f"{commit}^!",
             cwd=self.repo,
         )
@@ -189,9 +199,8 @@ class Night:
                 self.outbox.start(self.machine, branch.remote_base)
             register_machine(self.machine)
             branch.check_machine(self.machine, describe_machine(self.machine))
-            expected = None if is_partial(self.args.asv_args) else set(discovered_units(self.repo))
             commits = commits_to_run(
-                self.repo, self.machine, self.args.ref, self.args.max_commits, expected
+                self.repo, self.machine, self.args.ref, self.args.max_commits, self.expected
             )
             failed = False
             if not commits:
@@ -222,6 +231,12 @@ def main() -> int:
     parser.add_argument(
         "--machine", required=True, type=machine_name, help="stable machine name, e.g. gha-cpu"
     )
+    parser.add_argument(
+        "--tier",
+        choices=sorted(RUNS),
+        default="nightly",
+        help="nightly: the pr and nightly rows (default); weekly: the shape sweeps",
+    )
     parser.add_argument("--max-commits", type=int, default=5, metavar="K")
     parser.add_argument(
         "--budget-minutes",
@@ -241,7 +256,7 @@ def main() -> int:
         help="use the results branch the clone already has (no network)",
     )
     parser.add_argument("--site", type=Path, help="publish every machine's results here")
-    parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
+    parser.set_defaults(asv_args=[])  # after --
     args = parser.parse_args()
     if args.max_commits < 1:
         raise BadInput("--max-commits must be at least 1")

@@ -13,9 +13,11 @@ reproduces fails the gate: a no-op comparison on a 2-core runner flags a few noi
 benchmarks by chance; a real slowdown flags them twice (README, "Choosing the factor").
 The tables go as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when unset).
 
-Instruction counts are deterministic, so they are judged at ``COUNT_FACTOR`` (a 2% rise
-fails) and are not measured again. By default it measures the time_, peakmem_ and
-instruction-count rows (``DEFAULT_SELECTION``); ``-- --bench REGEX`` chooses others.
+Instruction counts are deterministic, so they are judged at ``COUNT_FACTOR`` (a 1% rise
+fails) and are not measured again. By default it measures the ``pr`` tier: one
+representative shape per op, every variant, on the CPU, its time_, peakmem_ and
+instruction-count rows (benchmarks/_harness/tiers.py); ``-- --bench REGEX`` chooses
+others.
 Exit status: 0 no slowdown beyond the factor, 1 performance regressed, 2 a benchmark
 failed, 3 asv or git failed, 4 bad input (an unknown commit, BASE equal to HEAD, a factor
 that is not a finite number above 1).
@@ -33,21 +35,25 @@ from tools.common import (
     BadInput,
     Row,
     asv,
+    bench_selection,
     compare,
     register_machine,
     repo_root,
     resolve_commit,
     row_selection,
     run_main,
+    split_bench_selection,
+    tier_selection,
     write_summary,
 )
 
 DEFAULT_FACTOR = 1.2
-# What the gate measures unless told otherwise (``-- --bench REGEX``): rows asv samples and
-# tests for significance (time_, peakmem_) and the deterministic instruction counts. The
-# throughput tracks are one number per run with no samples; on the 2-core runner their
-# no-op spread reached 2.4x, and one reproduced on a confirming pass (README).
-DEFAULT_SELECTION = r"\.(time_|peakmem_|track_instructions)"
+# What the gate measures unless told otherwise (``-- --bench REGEX``): the pr tier, whose
+# rows asv samples and tests for significance (time_, peakmem_) or counts
+# deterministically (track_instructions). The throughput tracks are one number per run
+# with no samples; on the 2-core runner their no-op spread reached 2.4x, and one
+# reproduced on a confirming pass (README), so no tier puts them in the gate.
+DEFAULT_TIERS = ("pr",)
 # Ten no-op comparisons of a count (two builds of the same code, each counted in its own
 # process) differed by at most 0.05%; a count that rises by more than 1% is a change in
 # the code run, not noise (README, "Is a planted slowdown caught?"). asv knows one
@@ -88,24 +94,12 @@ def markdown_table(rows: list[tuple[Row, str]]) -> str:
     return "\n".join(lines)
 
 
-def with_default_selection(asv_args: list[str]) -> list[str]:
-    """``asv_args`` with the gate's default ``--bench`` when the caller chose none."""
-    if without_bench_selection(asv_args) != asv_args:
+def with_default_selection(asv_args: list[str], repo: Path) -> list[str]:
+    """``asv_args`` with the gate's default ``--bench`` (the pr tier's rows) when the caller
+    chose none."""
+    if bench_selection(asv_args):
         return asv_args
-    return [*asv_args, "--bench", DEFAULT_SELECTION]
-
-
-def without_bench_selection(asv_args: list[str]) -> list[str]:
-    """``asv_args`` less any ``--bench``/``-b``: asv ORs repeated selections together."""
-    kept, skip_next = [], False
-    for arg in asv_args:
-        if skip_next:
-            skip_next = False
-        elif arg in ("--bench", "-b"):
-            skip_next = True
-        elif not arg.startswith(("--bench=", "-b=")):
-            kept.append(arg)
-    return kept
+    return [*asv_args, "--bench", tier_selection(repo, DEFAULT_TIERS)[0]]
 
 
 class Gate:
@@ -161,6 +155,17 @@ class Gate:
         """Every row, as Markdown."""
         return markdown_table([(row, "") for row in self.rows()])
 
+    def why(self) -> str:
+        """For each instruction count slower beyond its factor, the functions that grew."""
+        from tools.explain import grown_functions
+
+        sections = [
+            grown_functions(self.repo, self.base, self.head, row.benchmark, row.params)
+            for row in self.rows()
+            if row.unit == COUNT_UNIT and row.slower(self.factor_of(row))
+        ]
+        return "\n\n".join(section for section in sections if section)
+
     def decide(self, first_pass: int, asv_args: list[str], confirmed: bool):
         """The verdict after a first ``continuous`` pass exited ``first_pass``; and the
         first pass's changes when a confirming pass replaced them."""
@@ -177,7 +182,7 @@ class Gate:
         print(f"pr_gate: {len(sampled)} rows slower; measuring them again to confirm", flush=True)
         # Exactly the flagged rows; asv ORs --bench patterns, so the caller's is dropped.
         selection = "|".join(row_selection(row) for row in sampled)
-        second_pass = self.continuous(*without_bench_selection(asv_args), "--bench", selection)
+        second_pass = self.continuous(*split_bench_selection(asv_args)[1], "--bench", selection)
         if second_pass not in (0, 1, 2):
             return 3, first_changes
         if second_pass == 2:
@@ -208,7 +213,7 @@ def main() -> int:
     parser.add_argument(
         "--summary-file", type=Path, help="also write the Markdown summary here (the PR comment)"
     )
-    parser.add_argument("asv_args", nargs="*", help=argparse.SUPPRESS)
+    parser.set_defaults(asv_args=[])  # after --
     args = parser.parse_args()
     gate = Gate(repo_root(), args.base, args.head, args.factor, args.machine)
     if gate.base == gate.head:
@@ -217,7 +222,7 @@ def main() -> int:
             "nothing to compare"
         )
     register_machine(args.machine)
-    asv_args = with_default_selection(args.asv_args)
+    asv_args = with_default_selection(args.asv_args, gate.repo)
     status, first_changes = gate.decide(
         gate.continuous(*asv_args), asv_args, confirmed=not args.no_confirm
     )
@@ -229,6 +234,8 @@ def main() -> int:
     ]
     if status != 3:
         sections.append(gate.changes() or "No benchmark changed beyond the factor.")
+        if status == 1 and (why := gate.why()):
+            sections.append(f"### Why the instruction counts grew\n\n{why}")
         if first_changes:
             sections.append(f"First pass, before confirming:\n\n{first_changes}")
         sections.append(

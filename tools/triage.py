@@ -46,7 +46,7 @@ from tools.common import (
     row_selection,
     run_main,
 )
-from tools.explain import explain_time
+from tools.explain import explain_time, grown_functions
 from tools.pr_gate import COUNT_UNIT, Gate
 from tools.results_branch import DEFAULT_BRANCH, Outbox, ResultsBranch
 from tools.steps import Step, contains, latest_value, published_steps
@@ -158,7 +158,8 @@ class Triage:
                 row, _ = self.slower(step, parent, guilty)
         before, after = (row.before, row.after) if row else (step.before, step.after)
         explanation = (
-            "Instruction counts: see the function-level difference in the PR gate's summary."
+            grown_functions(self.repo, parent, guilty, step.benchmark, step.params)
+            or "callgrind kept no function counts of these commits on this machine."
             if step.unit == COUNT_UNIT
             else explain_time(self.repo, parent, guilty, step.benchmark, step.params)
         )

@@ -34,6 +34,8 @@ class OpBenchmark:
     timeout = 300.0
     # True: each call is a forward and backward (prepare.with_backward).
     backward = False
+    # False for a class whose CPU rows skip by design (accelerator-only): no count twins.
+    cpu_rows = True
     # asv discards results whose version differs from the benchmark's, and by default the
     # version hashes the code, this shared setup included: any harness edit would empty
     # every graph. Bump it in a class when a change alters what its rows measure without
@@ -58,15 +60,20 @@ class OpBenchmark:
         """The controls this case runs under: the environment's, unless a param sets one."""
         return controls_from_env()
 
+    def resolve(self, named: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+        """The case a param combination stands for: its op, variant and the rest (device,
+        dtype, layout, shape), as ``setup`` prepares it and the count twins count it."""
+        spec = {
+            "device": named["device"],
+            "dtype": named.get("dtype", "float32"),
+            "layout": named.get("layout", "contiguous"),
+            "shape": tuple(named["shape"]),
+        }
+        return self.op, named.get("variant", self.variant), spec
+
     def _prepare(self, named: dict[str, Any]) -> Prepared:
-        spec = (
-            ("device", named["device"]),
-            ("dtype", named.get("dtype", "float32")),
-            ("layout", named.get("layout", "contiguous")),
-            ("shape", tuple(named["shape"])),
-        )
-        variant = named.get("variant", self.variant)
-        return prepare_once(self.op, variant, spec, self.controls, self.backward)
+        op, variant, spec = self.resolve(named)
+        return prepare_once(op, variant, tuple(sorted(spec.items())), self.controls, self.backward)
 
     def teardown(self, *params: Any) -> None:
         # asv calls teardown after a skip too, when setup raised before setting anything up.
@@ -83,6 +90,8 @@ class TF32Switch:
     """Mixin for float32 matmul and conv: a ``tf32`` param, "off" (every other suite's
     setting) or "on", so the history shows what TF32 tensor cores buy next to the
     float32 figure. TF32 is a CUDA setting; the CPU rows skip."""
+
+    cpu_rows = False
 
     def controls_for(self, named: dict[str, Any]) -> Controls:
         require_accelerator(named["device"], "TF32 is a CUDA tensor-core mode")

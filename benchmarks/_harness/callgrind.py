@@ -3,11 +3,24 @@ thread. The same count for the same binary and inputs whatever else the machine 
 2% change shows where wall time's 10% drift hides it.
 
 Most of a count's cost is valgrind running the interpreter and torch's import, so every
-case of a commit is counted in one valgrind process (:func:`count_cases`): collection is
-off at start, and around each case the script turns it on and dumps it, with the toggles
-``Timer.collect_callgrind`` uses (``torch._C._valgrind_toggle`` and
-``_valgrind_toggle_and_dump_stats``), one dump per case. Each dump is read with
-``callgrind_annotate`` into torch's ``FunctionCounts`` and denoised as torch does.
+case of a commit is counted under one valgrind process (:func:`count_cases`): it imports
+torch once and forks a child per case, and each child turns collection on around its calls
+and dumps it, with the toggles ``Timer.collect_callgrind`` uses
+(``torch._C._valgrind_toggle`` and ``_valgrind_toggle_and_dump_stats``). Each dump is read
+with ``callgrind_annotate`` into torch's ``FunctionCounts`` and denoised as torch does.
+
+Valgrind runs uninstrumented until a child has prepared its case: instrumented, torch's
+import alone takes 65 s under callgrind, uninstrumented 17 s (measured here). torch binds
+callgrind's collection toggle but not ``CALLGRIND_START_INSTRUMENTATION``, so a child
+calls that macro from a four-line C library built against valgrind's own ``callgrind.h``
+(:func:`instrumentation_switch`). Where no C compiler or header is found, valgrind
+instruments from the start: slower, the same counts.
+
+A count must come out the same in every run, so nothing in the process may vary: string
+hashes are fixed (``PYTHONHASHSEED=0``), every case starts from the same forked state (not
+from the heap the cases before it left), the warm-up is a fixed number of calls (a timed
+one, ending after more or fewer calls, leaves malloc's heap in another state, and malloc
+then runs other instructions), and the garbage collector waits until a count is taken.
 """
 
 from __future__ import annotations
@@ -20,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -31,6 +45,8 @@ from torch.utils.benchmark.utils.valgrind_wrapper.timer_interface import (
 
 # Calls per count: the same as the first counts' (Timer.collect_callgrind(number=10)).
 NUMBER = 10
+# Children counting at once, at most: each holds a valgrind'd interpreter's memory.
+MAX_JOBS = 4
 # Where a count's functions are kept, per commit, for the PR gate's "why" (its env var).
 FUNCTIONS_DIR_ENV = "TENSOROPS_CALLGRIND_DIR"
 
@@ -57,37 +73,63 @@ class CountCase:
         return "/".join(parts + (["backward"] if self.backward else []))
 
 
-# Run by the interpreter under valgrind: each case built by the harness as a benchmark
-# builds it, warmed up, then NUMBER calls counted, one dump per case. Prints a JSON line
-# per case: its dump number, or why it could not run.
+# Run by the interpreter under valgrind. The parent imports torch and the harness once, then
+# forks a child per case (at most JOBS at a time): the child builds the case as a benchmark
+# builds it, warms it up, counts NUMBER calls and dumps them (callgrind names a child's
+# dumps by its pid), and writes its outcome file: its pid, or why the case cannot run.
+# Every child starts from the same parent, so a case's count does not depend on which cases
+# came before it (in one process it would: malloc's heap is left in another state).
 COUNTER = f"""
-import gc, json, sys
+import ctypes, gc, json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 import torch
 import torch._C as bindings
+import torch._dynamo  # imported by an optimizer's first step: once here, not per child
 from benchmarks._harness.controls import Controls, controlled
 from benchmarks._harness.prepare import prepare
 
 torch.set_num_threads(1)
 counted = compile("\\n".join(["call()"] * {NUMBER}), "<counted>", "exec")
-dumps = 0
-for case in json.load(open(sys.argv[2])):
+cases, outcomes, jobs = json.load(open(sys.argv[2])), sys.argv[3], int(sys.argv[4])
+switch = ctypes.CDLL(sys.argv[5]) if sys.argv[5] else None
+
+def count(index, case):
+    begun = time.perf_counter()
     with controlled(Controls(threads=1)):
         try:
             prepared = prepare(case["op"], case["variant"], device="cpu",
                                shape=tuple(case["shape"]), dtype=case["dtype"],
-                               layout=case["layout"], backward=case["backward"])
+                               layout=case["layout"], backward=case["backward"],
+                               warm_up_calls=3)
         except NotImplementedError as skip:
-            print(json.dumps({{"skip": str(skip)}}), flush=True)
-            continue
+            return {{"skip": str(skip)}}
         namespace = {{"call": prepared.call}}
-        exec(counted, namespace)
         gc.collect()
+        gc.disable()  # a collection inside the counted calls would land in one count only
+        if switch is not None:
+            switch.start_instrumentation()
         bindings._valgrind_toggle()
         exec(counted, namespace)
         bindings._valgrind_toggle_and_dump_stats()
-        dumps += 1
-        print(json.dumps({{"dump": dumps}}), flush=True)
+    return {{"pid": os.getpid(), "seconds": time.perf_counter() - begun}}
+
+running = 0
+for index, case in enumerate(cases):
+    if running == jobs:
+        os.wait()
+        running -= 1
+    if os.fork() == 0:
+        try:
+            outcome = count(index, case)
+        except BaseException as error:
+            outcome = {{"error": f"{{type(error).__name__}}: {{error}}"}}
+        with open(os.path.join(outcomes, str(index)), "w") as written:
+            json.dump(outcome, written)
+        os._exit(0)
+    running += 1
+while running:
+    os.wait()
+    running -= 1
 """
 
 ANNOTATED = re.compile(r"^\s*([0-9,]+)\s+(.+:.+)$")
@@ -128,37 +170,78 @@ def count_cases(cases: Iterable[CountCase]) -> dict[str, float | str]:
     with tempfile.TemporaryDirectory(prefix="counts-") as scratch:
         listed = Path(scratch) / "cases.json"
         listed.write_text(json.dumps([asdict(case) for case in cases]))
-        dumps = Path(scratch) / "callgrind.out"
+        outcomes = Path(scratch) / "outcomes"
+        outcomes.mkdir()
+        switch = instrumentation_switch(Path(scratch))
         done = subprocess.run(
             [
                 "valgrind",
                 "--tool=callgrind",
-                f"--callgrind-out-file={dumps}",
+                f"--callgrind-out-file={scratch}/callgrind.%p",
                 "--dump-line=yes",
                 "--dump-instr=yes",
-                "--instr-atstart=yes",
+                f"--instr-atstart={'no' if switch else 'yes'}",
                 "--collect-atstart=no",
                 sys.executable,
                 "-c",
                 COUNTER,
                 str(root),
                 str(listed),
+                str(outcomes),
+                str(jobs()),
+                str(switch or ""),
             ],
             capture_output=True,
             text=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
         )
-        outcomes = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        if done.returncode != 0 or len(outcomes) != len(cases):
+        if done.returncode != 0:
             raise RuntimeError(f"callgrind counting failed: {done.stderr.strip()[-500:]}")
-        counts: dict[str, float | str] = {}
-        for case, outcome in zip(cases, outcomes, strict=True):
-            if "skip" in outcome:
-                counts[case.key] = outcome["skip"]
-                continue
-            functions = function_counts(Path(f"{dumps}.{outcome['dump']}"))
-            counts[case.key] = functions.denoise().sum() / NUMBER
-            keep_functions(case, functions)
-    return counts
+        with ThreadPoolExecutor(jobs()) as pool:  # callgrind_annotate: a process per dump
+            read = pool.map(lambda i: read_outcome(Path(scratch), i, cases[i]), range(len(cases)))
+            return {case.key: counted for case, counted in zip(cases, read, strict=True)}
+
+
+def read_outcome(scratch: Path, index: int, case: CountCase) -> float | str:
+    """The count of case ``index`` (its functions kept), or why it cannot run here."""
+    written = scratch / "outcomes" / str(index)
+    if not written.exists():
+        raise RuntimeError(f"callgrind counting of {case.key} ended without an outcome")
+    outcome = json.loads(written.read_text())
+    if "error" in outcome:
+        raise RuntimeError(f"callgrind counting of {case.key} failed: {outcome['error']}")
+    if "skip" in outcome:
+        return outcome["skip"]
+    functions = function_counts(scratch / f"callgrind.{outcome['pid']}.1")
+    keep_functions(case, functions)
+    return functions.denoise().sum() / NUMBER
+
+
+INSTRUMENTATION_SWITCH = """
+#include <valgrind/callgrind.h>
+void start_instrumentation(void) { CALLGRIND_START_INSTRUMENTATION; }
+"""
+
+
+def instrumentation_switch(folder: Path) -> Path | None:
+    """A shared library whose ``start_instrumentation()`` is callgrind.h's macro, built
+    in ``folder``; None where no C compiler or valgrind header is found."""
+    compiler = shutil.which(os.environ.get("CC", "cc"))
+    if compiler is None:
+        return None
+    source, library = folder / "switch.c", folder / "switch.so"
+    source.write_text(INSTRUMENTATION_SWITCH)
+    built = subprocess.run(
+        [compiler, "-O1", "-shared", "-fPIC", "-o", str(library), str(source)],
+        capture_output=True,
+    )
+    return library if built.returncode == 0 else None
+
+
+def jobs() -> int:
+    """Cases counted at once: one per CPU this process may use (each child is one thread,
+    and a count does not depend on what else runs), at most MAX_JOBS."""
+    return max(1, min(MAX_JOBS, len(os.sched_getaffinity(0))))
 
 
 def keep_functions(case: CountCase, functions: FunctionCounts) -> None:

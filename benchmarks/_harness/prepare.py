@@ -51,13 +51,16 @@ def prepare(
     layout: str = "contiguous",
     seed: int = 0,
     backward: bool = False,
+    warm_up_calls: int | None = None,
 ) -> Prepared:
     """Resolve ``op``/``variant``, build seeded inputs on ``device`` and warm up.
 
     With ``backward``, one call is a training step's forward and backward
-    (:func:`with_backward`). Every reason the case cannot run here (no such device, a
-    variant that does not exist at this commit, a dtype or layout the variant does not
-    support, device out of memory) becomes asv's skip, a NotImplementedError saying why.
+    (:func:`with_backward`). ``warm_up_calls`` fixes the warm-up's length: an instruction
+    count must not depend on how long calls took. Every reason the case cannot run here
+    (no such device, a variant that does not exist at this commit, a dtype or layout the
+    variant does not support, device out of memory) becomes asv's skip, a
+    NotImplementedError saying why.
     """
     target = get_device(device)
     case_type, get_variant = _tensorops_api()
@@ -69,7 +72,11 @@ def prepare(
         )
         inputs = case.inputs()
         call = with_backward(chosen.bind, inputs, seed) if backward else chosen.bind(inputs)
-        calls = warm_up(call, target.synchronize)
+        if warm_up_calls is None:
+            calls = warm_up(call, target.synchronize)
+        else:
+            for calls in range(1, warm_up_calls + 1):  # noqa: B007 - the count is kept
+                call()
     except LookupError as missing:
         raise NotImplementedError(f"not available at this commit: {missing}") from None
     except NotImplementedError as unsupported:

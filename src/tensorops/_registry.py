@@ -50,6 +50,9 @@ class Variant:
     equivalence: str = "close"
     # The output dtype when it differs from the inputs' (autocast); None means "the same".
     output_dtype: torch.dtype | None = None
+    # An optimizer step updates its inputs (parameters, state) in place, as training does;
+    # every other variant must leave its inputs as they were (tests/test_variants.py).
+    updates_inputs: bool = False
 
     def bind(self, inputs: Inputs) -> Callable[[], Any]:
         args = self.prepare(*inputs) if self.prepare is not None else inputs

@@ -26,7 +26,9 @@ DTYPES = {
     "bfloat16": torch.bfloat16,
 }
 
-LAYOUTS = ("contiguous", "channels_last", "pinned")
+# "transposed": every input of two or more dimensions drawn with its last two dimensions
+# swapped, then transposed back: the same shape, not contiguous (the shape sweeps).
+LAYOUTS = ("contiguous", "channels_last", "pinned", "transposed")
 
 # (rtol, atol relative to max |reference|) for outputs of each dtype. Loose enough
 # for a reduction of a few thousand terms rounded once to the output dtype, tight
@@ -142,7 +144,10 @@ def random_inputs(
     generator = seeded_generator(case)
     tensors = []
     for shape in shapes:
-        drawn = torch.randn(shape, generator=generator, dtype=torch.float64) * scale
+        swapped = case.layout == "transposed" and len(shape) >= 2
+        drawn_shape = (*shape[:-2], shape[-1], shape[-2]) if swapped else shape
+        drawn = torch.randn(drawn_shape, generator=generator, dtype=torch.float64) * scale
+        drawn = drawn.transpose(-1, -2) if swapped else drawn
         tensors.append(drawn.to(device=target, dtype=case.torch_dtype))
     return tensors
 
@@ -190,10 +195,10 @@ def verify(case: Case, variant: str) -> float:
     when they disagree.
     """
     chosen = get_variant(case.op, variant)
-    inputs = case.inputs()
+    # The reference's inputs first: an optimizer step updates its inputs in place.
+    expected = reference_output(case, case.inputs())
     with torch.no_grad():
-        output = chosen.bind(inputs)()
-    expected = reference_output(case, inputs)
+        output = chosen.bind(case.inputs())()
     label = f"{case} variant {variant!r}"
     outputs, references = list(tensors_in(output)), list(tensors_in(expected))
     if len(outputs) != len(references):

@@ -138,3 +138,63 @@ def copy_into_host_buffer(on_device: torch.Tensor, destination: torch.Tensor) ->
     It writes the same values on every call, so repeating it is idempotent.
     """
     return destination.copy_(on_device, non_blocking=True)
+
+
+# ---------------------------------------------------------------- joining
+# cat and stack: (parts, batch, tokens, features): `parts` tensors of (batch, tokens,
+# features), joined along the features (cat, as multi-head outputs are) or along a new
+# leading dimension (stack). No FLOPs; bytes: the default, every part read and the whole
+# written.
+
+
+def _parts(case: Case) -> tuple[list[torch.Tensor]]:
+    parts, *each = case.shape
+    return (random_inputs(case, *[tuple(each)] * parts),)
+
+
+define_op("cat", make_inputs=_parts, reference="cat")
+define_op("stack", make_inputs=_parts, reference="stack")
+
+
+@variant("cat", "cat")
+def cat(parts: list[torch.Tensor]) -> torch.Tensor:
+    """torch.cat(parts, dim=-1)."""
+    return torch.cat(parts, dim=-1)
+
+
+@variant("cat", "stack_reshape")
+def cat_by_stack(parts: list[torch.Tensor]) -> torch.Tensor:
+    """torch.stack(dim=-2), then a reshape (a view) that merges the two last dimensions."""
+    stacked = torch.stack(parts, dim=-2)
+    return stacked.reshape(*stacked.shape[:-2], -1)
+
+
+@variant("cat", "copy_into_slices")
+def cat_by_copies(parts: list[torch.Tensor]) -> torch.Tensor:
+    """torch.empty of the result, then one copy_ per part into its slice."""
+    width = parts[0].shape[-1]
+    joined = parts[0].new_empty(*parts[0].shape[:-1], width * len(parts))
+    for index, part in enumerate(parts):
+        joined[..., index * width : (index + 1) * width].copy_(part)
+    return joined
+
+
+@variant("stack", "stack")
+def stack(parts: list[torch.Tensor]) -> torch.Tensor:
+    """torch.stack(parts)."""
+    return torch.stack(parts)
+
+
+@variant("stack", "cat_unsqueezed")
+def stack_by_cat(parts: list[torch.Tensor]) -> torch.Tensor:
+    """torch.cat of each part unsqueezed (views): what stack is defined as."""
+    return torch.cat([part.unsqueeze(0) for part in parts])
+
+
+@variant("stack", "copy_into_slices")
+def stack_by_copies(parts: list[torch.Tensor]) -> torch.Tensor:
+    """torch.empty of the result, then one copy_ per part."""
+    joined = parts[0].new_empty(len(parts), *parts[0].shape)
+    for index, part in enumerate(parts):
+        joined[index].copy_(part)
+    return joined

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from ._registry import define_op, variant
 from .cases import Case, flops_per_element, random_inputs
@@ -60,3 +61,72 @@ def rms_norm_manual(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -
 
 
 register_compiled_variant("rms_norm", rms_norm_manual)
+
+
+def _image_norm_inputs(case: Case) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    channels = case.shape[1]
+    x, weight, bias = random_inputs(case, case.shape, (channels,), (channels,))
+    if case.layout == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    return x, weight, bias
+
+
+# Over images (batch, channels, height, width): batch_norm normalises each channel over
+# the batch and the image (training mode: the batch's own statistics, no running ones);
+# group_norm each group of GROUPS-th of the channels over the image. FLOPs as layer_norm's.
+define_op(
+    "batch_norm", make_inputs=_image_norm_inputs, flops=flops_per_element(8), reference="manual"
+)
+define_op(
+    "group_norm", make_inputs=_image_norm_inputs, flops=flops_per_element(8), reference="manual"
+)
+GROUPS = 8  # channels per group: channels / 8 (GroupNorm(32) needs 32 | channels)
+
+
+def _per_channel(weight: torch.Tensor) -> torch.Tensor:
+    return weight[None, :, None, None]
+
+
+@variant("batch_norm", "functional")
+def batch_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """F.batch_norm(training=True) without running statistics."""
+    return F.batch_norm(x, None, None, weight, bias, training=True, eps=EPS)
+
+
+@variant("batch_norm", "manual")
+def batch_norm_manual(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """Mean and biased variance over (batch, height, width), then normalise and scale."""
+    mean = x.mean(dim=(0, 2, 3), keepdim=True)
+    variance = (x - mean).square().mean(dim=(0, 2, 3), keepdim=True)
+    return (x - mean) * torch.rsqrt(variance + EPS) * _per_channel(weight) + _per_channel(bias)
+
+
+def _as_batch_norm_module(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> tuple:
+    module = nn.BatchNorm2d(x.shape[1], eps=EPS, track_running_stats=False, device=x.device,
+                            dtype=x.dtype)  # fmt: skip
+    module.weight = nn.Parameter(weight, requires_grad=False)
+    module.bias = nn.Parameter(bias, requires_grad=False)
+    return module, x
+
+
+@variant("batch_norm", "module", prepare=_as_batch_norm_module)
+def batch_norm_module(norm: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """nn.BatchNorm2d(track_running_stats=False): module dispatch on top of the kernel."""
+    return norm(x)
+
+
+@variant("group_norm", "functional")
+def group_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """F.group_norm: one fused kernel."""
+    return F.group_norm(x, GROUPS, weight, bias, EPS)
+
+
+@variant("group_norm", "manual")
+def group_norm_manual(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """The channels split into groups by a reshape; mean and variance per group."""
+    batch = x.shape[0]
+    grouped = x.reshape(batch, GROUPS, -1)
+    mean = grouped.mean(dim=-1, keepdim=True)
+    variance = (grouped - mean).square().mean(dim=-1, keepdim=True)
+    normalised = ((grouped - mean) * torch.rsqrt(variance + EPS)).reshape(x.shape)
+    return normalised * _per_channel(weight) + _per_channel(bias)

@@ -1,33 +1,35 @@
 """Is a planted slowdown caught, and is a no-op left alone? The PR gate's and asv find's
-hit rate and false-alarm count, measured.
+hit rate and false-alarm count, measured on rows chosen at random.
 
     python -m tools.studies.detection_power [--target time|instructions] [--tries 10]
-                                    [--slowdown R] [--factor F] [--no-find] [--out FILE]
+        [--op OP] [--slowdown R] [--factor F] [--no-find] [--seed N] [--out FILE]
 
-In a temporary clone of HEAD it makes seven commits: a base, an empty (no-op) commit,
-two fillers, the plant, and two more fillers. The plant makes ``tensorops``' mm variant
-cost ``slowdown`` times as much, as the target's benchmark row sees it:
+Each try picks a row at random among the CPU rows of the target (``--op`` fixes the op),
+and in a temporary clone of HEAD makes seven commits: a base, an empty (no-op) commit, two
+fillers, the plant, and two more fillers. The plant goes at the top of the row's variant
+function (found by its ``@variant`` decorator), sized from the row's own cost measured
+first:
 
-- ``time`` (default 1.3): ``torch.mm`` also multiplies the first ``slowdown - 1`` of the
-  rows again; the row is the wall time of a 1024³ float32 mm;
-- ``instructions`` (default 1.02): a loop of pure interpreter work, sized from two
-  callgrind counts taken first (mm's, and one loop step's); the row is the instruction
-  count of a 128³ mm.
+- ``time`` (default 1.3): a busy wait of ``slowdown - 1`` of the call's time, measured
+  with the harness and torch.utils.benchmark;
+- ``instructions`` (default 1.02): a loop of interpreter work worth ``slowdown - 1`` of the
+  case's instruction count, both counts callgrind's (the gate counts the selected row's
+  case only: tools.common.bench_selection).
 
-Each try then runs, on that one row:
-
-- the PR gate (tools/pr_gate.py, confirming) from the base to the plant: a hit if it fails;
-- the PR gate from the base to the no-op: a false alarm if it fails;
-- ``asv find`` over the seven commits: a hit if it names the plant (unless ``--no-find``).
+Per try: the PR gate from the base to the plant (a hit if it fails), the gate from the base
+to the no-op (a false alarm if it fails), and ``asv find`` over the seven commits (a hit if
+it names the plant; unless ``--no-find``).
 """
 
 from __future__ import annotations
 
+import ast
+import itertools
 import json
+import random
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,92 +42,162 @@ from tools.common import (
     asv,
     git,
     register_machine,
+    row_selection,
     run_main,
 )
 from tools.pr_gate import DEFAULT_FACTOR, Gate
 
 MACHINE = "detection-power"
-MM_RETURN = "    return torch.mm(a, b)\n"
-MM_SOURCE = f'''    """torch.mm: 2-D only, no broadcasting logic to dispatch through."""
-{MM_RETURN}'''
-COUNTED_SHAPE = (128, 128, 128)
+DEFAULTS = {"time": 1.3, "instructions": 1.02}
 LOOP_STEPS = 100_000  # enough that the statement's own call is lost in the count
-
-
-def plant_in_mm(repo: Path, lines: str, imports: str = "") -> None:
-    """``lines`` go into tensorops' mm variant, before its return; ``imports`` above
-    the module's ``import torch``."""
-    source = repo / "src" / "tensorops" / "matmul.py"
-    text = source.read_text()
-    planted = text.replace(MM_SOURCE, MM_SOURCE.replace(MM_RETURN, lines + MM_RETURN))
-    if planted == text or "\nimport torch\n" not in text:
-        raise BadInput("tensorops' mm variant changed; update tools/detection_power.py's plant")
-    source.write_text(planted.replace("\nimport torch\n", f"\n{imports}import torch\n", 1))
-
-
-def plant(repo: Path, slowdown: float) -> None:
-    """torch.mm also multiplies the first (slowdown - 1) of a's rows again."""
-    extra = slowdown - 1.0
-    plant_in_mm(repo, f"    torch.mm(a[: round(a.shape[0] * {extra!r})], b)\n")
-
-
 # Each step yields the same object, so it costs the same whatever the count; a range()
 # past 256 allocates an int per step, and its short loops would cost less per step.
-SPIN = "    for _ in itertools.repeat(None, {steps}):\n        pass\n"
-
-
-def plant_interpreter_work(repo: Path, slowdown: float) -> None:
-    """A loop whose instruction count is (slowdown - 1) of the counted mm's: interpreter
-    work only, so the product and its kernels stay as they were."""
-    steps = loop_steps_for(slowdown - 1.0)
-    plant_in_mm(repo, SPIN.format(steps=steps), imports="import itertools\n")
-
-
-def loop_steps_for(share: float) -> int:
-    """How many steps of the planted loop add ``share`` of the counted mm's
-    instructions; both counts are callgrind's, in this environment."""
-    from benchmarks._harness.callgrind import callgrind_instructions, instructions_per_call
-
-    counted = instructions_per_call("matmul", "mm", COUNTED_SHAPE)
-    loop = "import itertools\ndef spin():\n" + SPIN.format(steps=LOOP_STEPS)
-    per_step = callgrind_instructions("spin()", loop, number=1) / LOOP_STEPS
-    steps = round(share * counted / per_step)
-    print(f"plant: {counted:,.0f} instructions per mm, {per_step:.1f} per loop step, {steps}")
-    return steps
+SPIN = "for _ in itertools.repeat(None, {steps}):\n    pass\n"
+WAIT = "_until = time.perf_counter() + {seconds!r}\nwhile time.perf_counter() < _until:\n    pass\n"
 
 
 @dataclass(frozen=True)
-class Target:
-    """A planted slowdown and the benchmark row that must see it."""
+class Row:
+    """A benchmark row, and the tensorops case it measures."""
 
-    row: str
-    slowdown: float
-    plant: Callable[[Path, float], None]
-
-
-TARGETS = {
-    "time": Target(
-        "bench_matmul.MatMul.time_matmul('cpu', 'float32', (1024, 1024, 1024), 'mm')",
-        1.3,
-        plant,
-    ),
-    "instructions": Target(
-        f"bench_instructions.Instructions.track_instructions('cpu', ('matmul', 'mm', "
-        f"{COUNTED_SHAPE!r}))",
-        1.02,
-        plant_interpreter_work,
-    ),
-}
+    label: str  # name(params), as asv shows and --bench selects it
+    op: str
+    variant: str
+    spec: dict
+    backward: bool = False
 
 
-def make_history(workdir: Path, target: Target, slowdown: float) -> dict[str, str]:
+def time_rows() -> list[Row]:
+    """Every ``time_`` row the suites measure on the CPU whose variant is a function of
+    its own (the plant goes into it)."""
+    from benchmarks._harness.twins import UNCOUNTED_VARIANTS, suite_classes
+    from benchmarks.bench_instructions import SUITES
+
+    rows = []
+    for suite in suite_classes(SUITES):
+        methods = [name for name in dir(suite) if name.startswith("time_")]
+        if not suite.cpu_rows or not methods:
+            continue
+        for combination in itertools.product(*suite.params):
+            named = dict(zip(suite.param_names, combination, strict=True))
+            if named["device"] != "cpu":
+                continue
+            op, variant, spec = suite().resolve(named)
+            if variant in UNCOUNTED_VARIANTS or variant_source(op, variant) is None:
+                continue
+            params = ", ".join(repr(value) for value in combination)
+            name = f"{suite.__module__.split('.')[-1]}.{suite.__name__}.{methods[0]}"
+            rows.append(Row(f"{name}({params})", op, variant, spec, suite.backward))
+    return rows
+
+
+def count_rows() -> list[Row]:
+    """Every count twin row whose variant is a function of its own."""
+    from benchmarks import bench_instructions
+
+    rows = []
+    for name, twin in vars(bench_instructions).items():
+        for label, case in getattr(twin, "cases", {}).items() if name != "Instructions" else []:
+            if variant_source(case.op, case.variant) is not None:
+                spec = {
+                    "device": "cpu",
+                    "dtype": case.dtype,
+                    "layout": case.layout,
+                    "shape": case.shape,
+                }
+                rows.append(
+                    Row(
+                        f"bench_instructions.{name}.track_instructions('cpu', {label!r})",
+                        case.op,
+                        case.variant,
+                        spec,
+                        case.backward,
+                    )
+                )
+    return rows
+
+
+def variant_source(op: str, variant: str) -> tuple[Path, int] | None:
+    """The file of the function registered as ``@variant(op, variant)`` and the line its
+    body starts on (after the docstring); None for a variant made by a helper."""
+    import tensorops
+
+    for module in Path(tensorops.__file__).parent.glob("*.py"):
+        tree = ast.parse(module.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                if (
+                    isinstance(decorator, ast.Call)
+                    and getattr(decorator.func, "id", "") == "variant"
+                    and [getattr(a, "value", None) for a in decorator.args[:2]] == [op, variant]
+                ):
+                    first = node.body[1] if ast.get_docstring(node) else node.body[0]
+                    return Path("src") / "tensorops" / module.name, first.lineno
+    return None
+
+
+def plant(repo: Path, row: Row, lines: str, module: str) -> None:
+    """``lines`` at the top of the row's variant function, ``import module`` on top."""
+    relative, line = variant_source(row.op, row.variant)
+    source = repo / relative
+    text = source.read_text().splitlines(keepends=True)
+    body = "".join(f"    {line}" if line.strip() else line for line in lines.splitlines(True))
+    text.insert(line - 1, body)
+    planted = "".join(text)
+    if "\nimport torch\n" not in planted:
+        raise BadInput(f"{relative} has no `import torch` line to put `import {module}` by")
+    source.write_text(planted.replace("\nimport torch\n", f"\nimport {module}\nimport torch\n", 1))
+
+
+def seconds_per_call(row: Row) -> float:
+    from benchmarks._harness.controls import controlled, controls_from_env
+    from benchmarks._harness.measure import measure_seconds
+    from benchmarks._harness.prepare import prepare
+
+    with controlled(controls_from_env()) as controls:
+        prepared = prepare(row.op, row.variant, backward=row.backward, **row.spec)
+        return measure_seconds(prepared.call, controls.threads, min_run_time=1.0)
+
+
+def planted_lines(target: str, row: Row, slowdown: float) -> tuple[str, str]:
+    """The lines of the plant and the module they import, sized from the row's cost."""
+    if target == "time":
+        extra = (slowdown - 1.0) * seconds_per_call(row)
+        print(f"plant: {row.label}: {extra * 1e3:.3f} ms of busy waiting per call")
+        return WAIT.format(seconds=extra), "time"
+    from benchmarks._harness.callgrind import CountCase, callgrind_instructions, count_cases
+
+    case = CountCase(
+        row.op, row.variant, row.spec["shape"], row.spec["dtype"], row.spec["layout"], row.backward
+    )
+    counted = count_cases([case])[case.key]
+    loop = "import itertools\ndef spin():\n" + "".join(
+        f"    {line}" for line in SPIN.format(steps=LOOP_STEPS).splitlines(True)
+    )
+    per_step = callgrind_instructions("spin()", loop, number=1) / LOOP_STEPS
+    steps = round((slowdown - 1.0) * counted / per_step)
+    print(
+        f"plant: {row.label}: {counted:,.0f} instructions per call, {per_step:.1f} per loop "
+        f"step, {steps} steps"
+    )
+    return SPIN.format(steps=steps), "itertools"
+
+
+def make_history(workdir: Path, target: str, row: Row, slowdown: float) -> dict[str, str]:
     repo = workdir / "repo"
+    shutil.rmtree(repo, ignore_errors=True)
     git("clone", "--quiet", str(REPO_ROOT), str(repo), cwd=workdir)
+    (workdir / "env").mkdir(exist_ok=True)  # asv's environment: built once, for every try
+    (repo / ".asv").mkdir(exist_ok=True)
+    (repo / ".asv" / "env").symlink_to(workdir / "env")
+    lines, module = planted_lines(target, row, slowdown)
     identity = ["-c", "user.name=detection", "-c", "user.email=detection@example.invalid"]
     commits = {"base": git("rev-parse", "HEAD", cwd=repo)}
     for name in ("noop", "filler1", "filler2", "plant", "filler3", "filler4"):
         if name == "plant":
-            target.plant(repo, slowdown)
+            plant(repo, row, lines, module)
             git("add", "-A", cwd=repo)
         git(*identity, "commit", "--quiet", "--allow-empty", "-m", name, cwd=repo)
         commits[name] = git("rev-parse", "HEAD", cwd=repo)
@@ -140,7 +212,7 @@ def find_names(repo: Path, row: str, good: str, bad: str) -> str:
         "--launch-method",
         "forkserver",
         f"{bad} ^{good}^",
-        f"^{re.escape(row)}$",
+        row_selection(row),
         cwd=repo,
         capture=True,
     )
@@ -150,42 +222,7 @@ def find_names(repo: Path, row: str, good: str, bad: str) -> str:
     return found[-1]
 
 
-def clear_results(repo: Path) -> None:
-    shutil.rmtree(repo / RESULTS_DIR / MACHINE, ignore_errors=True)
-
-
-def measure(
-    target: Target, tries: int, slowdown: float, factor: float, find: bool, workdir: Path
-) -> dict:
-    commits = make_history(workdir, target, slowdown)
-    repo = workdir / "repo"
-    register_machine(MACHINE)
-    selection = ["--bench", f"^{re.escape(target.row)}$"]
-    planted = Gate(repo, commits["base"], commits["plant"], factor, MACHINE)
-    no_op = Gate(repo, commits["base"], commits["noop"], factor, MACHINE)
-    outcome = {"gate_hits": 0, "gate_false_alarms": 0, "tries": []}
-    if find:
-        outcome["find_hits"] = 0
-    for number in range(tries):
-        clear_results(repo)
-        gate_hit = planted.decide(planted.continuous(*selection), selection, confirmed=True)[0]
-        one = {"gate": gate_hit, "measured_ratio": row_ratio(planted, target.row)}
-        clear_results(repo)
-        one["no_op_gate"] = no_op.decide(no_op.continuous(*selection), selection, True)[0]
-        one["no_op_ratio"] = row_ratio(no_op, target.row)
-        outcome["gate_hits"] += gate_hit == 1
-        outcome["gate_false_alarms"] += one["no_op_gate"] == 1
-        if find:
-            clear_results(repo)
-            one["find_named"] = find_names(repo, target.row, commits["base"], commits["filler4"])
-            one["find_hit"] = commits["plant"].startswith(one["find_named"])
-            outcome["find_hits"] += one["find_hit"]
-        outcome["tries"].append(one)
-        print(f"try {number + 1}: {json.dumps(one)}", flush=True)
-    return outcome
-
-
-def row_ratio(gate: Gate, row: str) -> float:
+def ratio(gate: Gate, row: str) -> float:
     """The row's after/before, from the gate's comparison."""
     for measured in gate.rows():
         if measured.label == row:
@@ -193,37 +230,67 @@ def row_ratio(gate: Gate, row: str) -> float:
     raise ExternalFailure(f"no result for {row}: did the benchmark run? (asv's log above)")
 
 
+def one_try(workdir: Path, target: str, row: Row, slowdown: float, factor: float, find: bool):
+    commits = make_history(workdir, target, row, slowdown)
+    repo = workdir / "repo"
+    selection = ["--bench", row_selection(row.label)]
+    outcome = {"row": row.label}
+    for name, head in (("plant", commits["plant"]), ("no_op", commits["noop"])):
+        shutil.rmtree(repo / RESULTS_DIR / MACHINE, ignore_errors=True)
+        gate = Gate(repo, commits["base"], head, factor, MACHINE)
+        outcome[f"{name}_gate"] = gate.decide(gate.continuous(*selection), selection, True)[0]
+        outcome[f"{name}_ratio"] = ratio(gate, row.label)
+    if find:
+        shutil.rmtree(repo / RESULTS_DIR / MACHINE, ignore_errors=True)
+        named = find_names(repo, row.label, commits["base"], commits["filler4"])
+        outcome["find_hit"] = commits["plant"].startswith(named)
+    return outcome
+
+
 def main() -> int:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target", choices=sorted(TARGETS), default="time")
+    parser.add_argument("--target", choices=sorted(DEFAULTS), default="time")
     parser.add_argument("--tries", type=int, default=10)
+    parser.add_argument("--op", help="plant in this op's rows only (default: any)")
     parser.add_argument("--slowdown", type=float, help="planted cost ratio (target's default)")
     parser.add_argument("--factor", type=float, default=DEFAULT_FACTOR, help="the gate's factor")
     parser.add_argument("--no-find", action="store_true", help="measure the gate only")
+    parser.add_argument("--seed", type=int, help="the random choice of rows, for a rerun")
     parser.add_argument("--out", type=Path, help="write every try as JSON")
     args = parser.parse_args()
-    target = TARGETS[args.target]
-    slowdown = args.slowdown or target.slowdown
+    slowdown = args.slowdown or DEFAULTS[args.target]
     if args.tries < 1 or not 1.0 < slowdown <= 2.0:
         raise BadInput("--tries must be at least 1 and --slowdown in (1, 2]")
+    rows = [
+        r
+        for r in (time_rows() if args.target == "time" else count_rows())
+        if args.op is None or r.op == args.op
+    ]
+    if not rows:
+        raise BadInput(f"no CPU row of op {args.op!r} to plant in")
+    chooser = random.Random(args.seed)
+    register_machine(MACHINE)
+    tries = []
     with tempfile.TemporaryDirectory(prefix="detection-") as workdir:
-        outcome = measure(
-            target, args.tries, slowdown, args.factor, not args.no_find, Path(workdir)
-        )
-    summary = {key: value for key, value in outcome.items() if key != "tries"}
-    print(
-        json.dumps(
-            {
-                "target": args.target,
-                "tries": args.tries,
-                "slowdown": slowdown,
-                "factor": args.factor,
-                **summary,
-            }
-        )
-    )
+        for number in range(args.tries):
+            row = chooser.choice(rows)
+            tries.append(
+                one_try(Path(workdir), args.target, row, slowdown, args.factor, not args.no_find)
+            )
+            print(f"try {number + 1}: {json.dumps(tries[-1])}", flush=True)
+    summary = {
+        "target": args.target,
+        "slowdown": slowdown,
+        "factor": args.factor,
+        "tries": len(tries),
+        "gate_hits": sum(t["plant_gate"] == 1 for t in tries),
+        "gate_false_alarms": sum(t["no_op_gate"] == 1 for t in tries),
+        **({"find_hits": sum(t["find_hit"] for t in tries)} if not args.no_find else {}),
+        "rows": sorted({t["row"] for t in tries}),
+    }
+    print(json.dumps(summary))
     if args.out:
-        args.out.write_text(json.dumps(outcome, indent=1))
+        args.out.write_text(json.dumps({"summary": summary, "tries": tries}, indent=1))
     return 0
 
 

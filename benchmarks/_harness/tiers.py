@@ -1,0 +1,111 @@
+"""Tiers: which rows run where, declared on each suite class.
+
+- ``pr``: the rows the PR gate measures by default: one representative shape per op,
+  every eager variant, on the CPU (compiled rows pay inductor's compile in every process:
+  nightly);
+- ``nightly``: everything else of the default suite; the nightly runs ``pr`` and
+  ``nightly`` rows;
+- ``weekly``: the shape sweeps, run by the weekly workflow.
+
+A class sets ``tier`` for its rows, and a ``pr`` mapping of param name to values moves
+the rows that match it into the ``pr`` tier (``pr = {"shape": [NLP]}``). A row is a
+benchmark and a param combination, ``name(params)`` as asv names it and as ``--bench``
+selects it; every row has exactly one tier. Throughput and device tracks are one number
+per run, which the gate does not judge, and the gate runs on a CPU runner: those rows, and
+other devices' rows, are ``nightly`` in a ``pr`` class.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import itertools
+import pkgutil
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+TIERS = ("pr", "nightly", "weekly")
+BENCHMARK_PREFIXES = ("time_", "track_", "peakmem_", "mem_", "timeraw_")
+# What the gate judges: sampled rows at its factor, instruction counts at theirs.
+GATED_PREFIXES = ("time_", "peakmem_", "track_instructions")
+
+
+def suite_modules() -> list[Any]:
+    """Every suite module of the ``benchmarks`` package (``bench_*``), imported."""
+    package = Path(__file__).resolve().parents[1]
+    return [
+        importlib.import_module(f"{package.name}.{info.name}")
+        for info in pkgutil.iter_modules([str(package)])
+        if info.name.startswith("bench_")
+    ]
+
+
+def benchmark_classes(modules: Iterable[Any]) -> list[type]:
+    """The classes with benchmarks the modules hold, as asv_runner's discovery finds them:
+    a public name, a class, not abstract (a leading underscore or ``abc`` marks a base)."""
+    return [
+        value
+        for module in modules
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and inspect.isclass(value)
+        and not inspect.isabstract(value)
+        and benchmark_methods(value)
+    ]
+
+
+def benchmark_methods(cls: type) -> list[str]:
+    return sorted(name for name in dir(cls) if name.startswith(BENCHMARK_PREFIXES))
+
+
+def row_label(name: str, params: Iterable[Any]) -> str:
+    """asv's name of a row: the benchmark, and its params' text forms."""
+    shown = [repr(value) for value in params]
+    return f"{name}({', '.join(shown)})" if shown else name
+
+
+def tier_of(cls: type, method: str, named: dict[str, Any]) -> str:
+    """The tier of one row of ``cls.method``."""
+    tier, picked = cls.tier, getattr(cls, "pr", {})
+    if tier == "nightly" and picked and all(named.get(k) in v for k, v in picked.items()):
+        tier = "pr"
+    if tier == "pr" and (
+        not method.startswith(GATED_PREFIXES) or named.get("device", "cpu") != "cpu"
+    ):
+        return "nightly"  # the gate judges sampled and counted rows, on its CPU runner
+    return tier
+
+
+def rows(classes: Iterable[type]) -> Iterator[tuple[str, str]]:
+    """``(row, tier)`` of every row of the classes."""
+    for cls in classes:
+        module = cls.__module__.split(".", 1)[-1]
+        for method in benchmark_methods(cls):
+            name = f"{module}.{cls.__name__}.{method}"
+            for combination in itertools.product(*cls.params):
+                named = dict(zip(cls.param_names, combination, strict=True))
+                yield row_label(name, combination), tier_of(cls, method, named)
+
+
+def benchmarks_of(classes: Iterable[type], tiers: Iterable[str]) -> set[str]:
+    """The benchmarks (asv's names) with a row in one of ``tiers``."""
+    wanted = set(tiers)
+    return {row.split("(", 1)[0] for row, tier in rows(classes) if tier in wanted}
+
+
+def selection(classes: Iterable[type], tiers: Iterable[str]) -> str:
+    """asv's ``--bench`` regex for exactly the rows of ``tiers``: whole benchmarks where
+    every row is in, single rows where only some are."""
+    wanted = set(tiers)
+    by_benchmark: dict[str, list[tuple[str, bool]]] = {}
+    for row, tier in rows(classes):
+        by_benchmark.setdefault(row.split("(", 1)[0], []).append((row, tier in wanted))
+    patterns = []
+    for name, members in sorted(by_benchmark.items()):
+        if all(chosen for _, chosen in members):
+            patterns.append(re.escape(name) + r"(\(|$)")
+        else:
+            patterns += [re.escape(row) + "$" for row, chosen in members if chosen]
+    return "^(" + "|".join(patterns) + ")" if patterns else "^$"

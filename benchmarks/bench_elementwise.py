@@ -1,0 +1,38 @@
+"""Binary elementwise with broadcasting and type promotion: activations plus a float32 bias."""
+
+from ._harness import DEVICES, BandwidthTracks
+from ._shapes import NLP, activations
+
+
+class AddBroadcast(BandwidthTracks):
+    op = "add_broadcast"
+    tier, pr = "nightly", {"dtype": ["float32"]}
+    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["operator", "upcast_first", "expanded"]]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_add_broadcast(self, device, dtype, shape, variant):
+        self.call()
+
+
+class AddBroadcastSweep(BandwidthTracks):
+    """From one token to a large batch, small and large features, odd sizes, and a
+    non-contiguous (transposed) activation."""
+
+    op = "add_broadcast"
+    tier = "weekly"
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [
+            activations(batch=1, tokens=1, features=768),
+            activations(batch=1, tokens=512, features=768),
+            activations(batch=128, tokens=512, features=64),
+            activations(batch=8, tokens=511, features=8191),
+        ],
+        ["contiguous", "transposed"],
+        ["operator", "upcast_first"],
+    ]
+    param_names = ["device", "dtype", "shape", "layout", "variant"]
+
+    def time_add_broadcast(self, device, dtype, shape, layout, variant):
+        self.call()

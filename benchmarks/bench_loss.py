@@ -1,0 +1,32 @@
+"""Losses: cross-entropy as one fused call, as log_softmax then nll_loss, written out."""
+
+from ._harness import DEVICES, OpBenchmark
+from ._shapes import BERT_MLM_LOGITS
+
+
+class CrossEntropy(OpBenchmark):
+    op = "cross_entropy"
+    tier, pr = "nightly", {"dtype": ["float32"]}
+    params = [
+        DEVICES,
+        ["float32", "bfloat16"],
+        [BERT_MLM_LOGITS],
+        ["functional", "log_softmax_nll", "manual"],
+    ]
+    param_names = ["device", "dtype", "shape", "variant"]
+
+    def time_cross_entropy(self, device, dtype, shape, variant):
+        self.call()
+
+
+class CrossEntropyTraining(OpBenchmark):
+    """Forward and backward, as in a training step (prepare.with_backward)."""
+
+    op = "cross_entropy"
+    tier = "nightly"
+    backward = True
+    params = CrossEntropy.params
+    param_names = CrossEntropy.param_names
+
+    def time_forward_backward(self, device, dtype, shape, variant):
+        self.call()
