@@ -178,8 +178,6 @@ def count_cases(cases: Iterable[CountCase]) -> dict[str, float | str]:
                 "valgrind",
                 "--tool=callgrind",
                 f"--callgrind-out-file={scratch}/callgrind.%p",
-                "--dump-line=yes",
-                "--dump-instr=yes",
                 f"--instr-atstart={'no' if switch else 'yes'}",
                 "--collect-atstart=no",
                 sys.executable,

@@ -1,8 +1,8 @@
 """Tiers: which rows run where, declared on each suite class.
 
 - ``pr``: the rows the PR gate measures by default: one representative shape per op,
-  every eager variant, on the CPU (compiled rows pay inductor's compile in every process:
-  nightly);
+  every variant, on the CPU (but compiled rows, which pay inductor's compile in every
+  process, and autocast rows: nightly);
 - ``nightly``: everything else of the default suite; the nightly runs ``pr`` and
   ``nightly`` rows;
 - ``weekly``: the shape sweeps, run by the weekly workflow.

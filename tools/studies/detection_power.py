@@ -68,7 +68,7 @@ class Row:
 
 
 def time_rows() -> list[Row]:
-    """Every ``time_`` row the suites measure on the CPU whose variant is a function of
+    """Every ``time_`` row of the default suite on the CPU whose variant is a function of
     its own (the plant goes into it)."""
     from benchmarks._harness.twins import UNCOUNTED_VARIANTS, suite_classes
     from benchmarks.bench_instructions import SUITES
@@ -76,8 +76,8 @@ def time_rows() -> list[Row]:
     rows = []
     for suite in suite_classes(SUITES):
         methods = [name for name in dir(suite) if name.startswith("time_")]
-        if not suite.cpu_rows or not methods:
-            continue
+        if suite.tier == "weekly" or not suite.cpu_rows or not methods:
+            continue  # the rows the gate and the nightly run
         for combination in itertools.product(*suite.params):
             named = dict(zip(suite.param_names, combination, strict=True))
             if named["device"] != "cpu":
@@ -95,26 +95,15 @@ def count_rows() -> list[Row]:
     """Every count twin row whose variant is a function of its own."""
     from benchmarks import bench_instructions
 
-    rows = []
-    for name, twin in vars(bench_instructions).items():
-        for label, case in getattr(twin, "cases", {}).items() if name != "Instructions" else []:
-            if variant_source(case.op, case.variant) is not None:
-                spec = {
-                    "device": "cpu",
-                    "dtype": case.dtype,
-                    "layout": case.layout,
-                    "shape": case.shape,
-                }
-                rows.append(
-                    Row(
-                        f"bench_instructions.{name}.track_instructions('cpu', {label!r})",
-                        case.op,
-                        case.variant,
-                        spec,
-                        case.backward,
-                    )
-                )
-    return rows
+    return [
+        Row(label, case.op, case.variant, spec(case), case.backward)
+        for label, case in bench_instructions.Counted.rows.items()
+        if ".Instructions." not in label and variant_source(case.op, case.variant) is not None
+    ]
+
+
+def spec(case) -> dict:
+    return {"device": "cpu", "dtype": case.dtype, "layout": case.layout, "shape": case.shape}
 
 
 def variant_source(op: str, variant: str) -> tuple[Path, int] | None:

@@ -34,11 +34,16 @@ NOT_BENCHMARKS = ("<build>", "<setup_cache")
 
 
 def durations(repo: Path, machine: str, commit: str) -> dict[str, float]:
-    """asv's recorded seconds per benchmark (and setup_cache) of ``commit``'s results."""
+    """asv's recorded seconds of ``commit``'s results: per benchmark (its ``duration``
+    column), per ``setup_cache`` and the build (its ``durations``)."""
     recorded: dict[str, float] = {}
     for data in machine_result_files(repo / RESULTS_DIR, machine).values():
-        if data["commit_hash"] == commit:
-            recorded.update(data.get("durations", {}))
+        if data["commit_hash"] != commit:
+            continue
+        column = data["result_columns"].index("duration")
+        for name, values in data.get("results", {}).items():
+            recorded[name] = values[column] or 0.0
+        recorded.update(data.get("durations", {}))
     if not recorded:
         raise ExternalFailure(f"no durations recorded for {commit[:8]} on {machine}")
     return recorded
