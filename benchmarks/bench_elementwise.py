@@ -1,13 +1,16 @@
 """Binary elementwise with broadcasting and type promotion: activations plus a float32 bias."""
 
-from ._harness import DEVICES, BandwidthTracks
+from ._harness import DEVICES, BandwidthTracks, GbpsTrack, OpBenchmark
+from ._harness.tiers import weekly_grid
 from ._shapes import NLP, activations
 
+FLOATS = ["float32", "bfloat16"]
 
-class AddBroadcast(BandwidthTracks):
+
+class AddBroadcast(OpBenchmark):
     op = "add_broadcast"
     tier, pr = "nightly", {"dtype": ["float32"]}
-    params = [DEVICES, ["float32", "bfloat16"], [NLP], ["operator", "upcast_first", "expanded"]]
+    params = [DEVICES, ["float32"], [NLP], ["operator", "upcast_first", "expanded"]]
     param_names = ["device", "dtype", "shape", "variant"]
 
     def time_add_broadcast(self, device, dtype, shape, variant):
@@ -36,3 +39,8 @@ class AddBroadcastSweep(BandwidthTracks):
 
     def time_add_broadcast(self, device, dtype, shape, layout, variant):
         self.call()
+
+
+# The low-precision and channels_last rows of the ops above, weekly: the nightly's
+# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+AddBroadcastGrid = weekly_grid(AddBroadcast, GbpsTrack, dtype=FLOATS)

@@ -2,6 +2,7 @@
 torch function against formulations from other indexing ops."""
 
 from ._harness import DEVICES, GbpsTrack, OpBenchmark
+from ._harness.tiers import weekly_grid
 from ._shapes import DLRM_BAGS, GPT2_EMBEDDING, embedding
 
 FLOATS = ["float32", "bfloat16"]
@@ -23,10 +24,10 @@ class Embedding(GbpsTrack):
         self.call()
 
 
-class EmbeddingBag(GbpsTrack):
+class EmbeddingBag(OpBenchmark):
     op = "embedding_bag"
     tier, pr = "nightly", {"dtype": ["float32"]}
-    params = [DEVICES, FLOATS, [DLRM_BAGS], ["functional", "embedding_sum"]]
+    params = [DEVICES, ["float32"], [DLRM_BAGS], ["functional", "embedding_sum"]]
     param_names = PARAM_NAMES
 
     def time_embedding_bag(self, device, dtype, shape, variant):
@@ -37,7 +38,7 @@ class Gather(OpBenchmark):
     op = "gather"
     tier, pr = "nightly", {"dtype": ["float32"]}
     # GPT-2 small's activations (32 x 512 tokens, 768 features), 64 features picked per token.
-    params = [DEVICES, FLOATS, [(32, 512, 768, 64)], ["gather", "take_along_dim", "flat_take"]]
+    params = [DEVICES, ["float32"], [(32, 512, 768, 64)], ["gather", "take_along_dim", "flat_take"]]
     param_names = PARAM_NAMES
 
     def time_gather(self, device, dtype, shape, variant):
@@ -50,7 +51,7 @@ class IndexSelect(OpBenchmark):
     # A GNN's minibatch: 8192 of 100000 nodes' 128-wide features (rows, features, picked).
     params = [
         DEVICES,
-        FLOATS,
+        ["float32"],
         [(100_000, 128, 8192)],
         ["index_select", "advanced_indexing", "gather"],
     ]
@@ -66,7 +67,7 @@ class IndexAdd(OpBenchmark):
     # BERT-base's embedding gradient: 8192 token rows added into its 30522 x 768 table.
     params = [
         DEVICES,
-        FLOATS,
+        ["float32"],
         [(30522, 768, 8192)],
         ["index_add", "index_put_accumulate", "scatter_add"],
     ]
@@ -80,7 +81,7 @@ class ScatterAdd(OpBenchmark):
     op = "scatter_add"
     tier, pr = "nightly", {"dtype": ["float32"]}
     # Per-row histograms: 512 rows of 4096 values into 1024 bins (rows, sources, targets).
-    params = [DEVICES, FLOATS, [(512, 4096, 1024)], ["scatter_add", "index_put_accumulate"]]
+    params = [DEVICES, ["float32"], [(512, 4096, 1024)], ["scatter_add", "index_put_accumulate"]]
     param_names = PARAM_NAMES
 
     def time_scatter_add(self, device, dtype, shape, variant):
@@ -107,3 +108,12 @@ class EmbeddingSweep(OpBenchmark):
 
     def time_embedding(self, device, dtype, shape, variant):
         self.call()
+
+
+# The low-precision and channels_last rows of the ops above, weekly: the nightly's
+# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+EmbeddingBagGrid = weekly_grid(EmbeddingBag, GbpsTrack, dtype=FLOATS)
+GatherGrid = weekly_grid(Gather, dtype=FLOATS)
+IndexSelectGrid = weekly_grid(IndexSelect, dtype=FLOATS)
+IndexAddGrid = weekly_grid(IndexAdd, dtype=FLOATS)
+ScatterAddGrid = weekly_grid(ScatterAdd, dtype=FLOATS)

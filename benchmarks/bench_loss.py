@@ -1,7 +1,10 @@
 """Losses: cross-entropy as one fused call, as log_softmax then nll_loss, written out."""
 
 from ._harness import DEVICES, OpBenchmark
+from ._harness.tiers import weekly_grid
 from ._shapes import BERT_MLM_LOGITS
+
+FLOATS = ["float32", "bfloat16"]
 
 
 class CrossEntropy(OpBenchmark):
@@ -9,7 +12,7 @@ class CrossEntropy(OpBenchmark):
     tier, pr = "nightly", {"dtype": ["float32"]}
     params = [
         DEVICES,
-        ["float32", "bfloat16"],
+        ["float32"],
         [BERT_MLM_LOGITS],
         ["functional", "log_softmax_nll", "manual"],
     ]
@@ -30,3 +33,9 @@ class CrossEntropyTraining(OpBenchmark):
 
     def time_forward_backward(self, device, dtype, shape, variant):
         self.call()
+
+
+# The low-precision and channels_last rows of the ops above, weekly: the nightly's
+# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+CrossEntropyGrid = weekly_grid(CrossEntropy, dtype=FLOATS)
+CrossEntropyTrainingGrid = weekly_grid(CrossEntropyTraining, dtype=FLOATS)

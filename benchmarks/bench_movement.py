@@ -2,7 +2,10 @@
 copies from pageable vs pinned memory (CUDA only; skipped on CPU machines)."""
 
 from ._harness import DEVICES, GbpsTrack, OpBenchmark
+from ._harness.tiers import weekly_grid
 from ._shapes import GPT2_HEADS, NLP
+
+FLOATS = ["float32", "bfloat16"]
 
 # 64 MiB of float32, as 16 x 1024 x 1024.
 COPY_64_MIB = (16, 1024, 1024)
@@ -55,7 +58,7 @@ class Cat(OpBenchmark):
     tier, pr = "nightly", {"dtype": ["float32"]}
     params = [
         DEVICES,
-        ["float32", "bfloat16"],
+        ["float32"],
         [GPT2_HEADS],
         ["cat", "stack_reshape", "copy_into_slices"],
     ]
@@ -70,7 +73,7 @@ class Stack(OpBenchmark):
     tier, pr = "nightly", {"dtype": ["float32"]}
     params = [
         DEVICES,
-        ["float32", "bfloat16"],
+        ["float32"],
         [GPT2_HEADS],
         ["stack", "cat_unsqueezed", "copy_into_slices"],
     ]
@@ -78,3 +81,9 @@ class Stack(OpBenchmark):
 
     def time_stack(self, device, dtype, shape, variant):
         self.call()
+
+
+# The low-precision and channels_last rows of the ops above, weekly: the nightly's
+# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+CatGrid = weekly_grid(Cat, dtype=FLOATS)
+StackGrid = weekly_grid(Stack, dtype=FLOATS)

@@ -1,8 +1,12 @@
 """Normalisation on the NLP shape [32, 512, 768]: manual formulas vs fused kernels;
 forward alone and forward plus backward."""
 
-from ._harness import DEVICES, BandwidthTracks, OpBenchmark
+from ._harness import DEVICES, BandwidthTracks, GbpsTrack, OpBenchmark
+from ._harness.tiers import weekly_grid
 from ._shapes import NLP, RESNET_STAGE1, activations
+
+FLOATS = ["float32", "bfloat16"]
+LAYOUTS = ["contiguous", "channels_last"]
 
 NORM_PARAMS = [DEVICES, ["float32", "bfloat16"], [NLP], ["functional", "manual"]]
 NORM_PARAM_NAMES = ["device", "dtype", "shape", "variant"]
@@ -57,14 +61,14 @@ class RMSNormTraining(OpBenchmark):
         self.call()
 
 
-class BatchNorm2d(BandwidthTracks):
+class BatchNorm2d(OpBenchmark):
     op = "batch_norm"
     tier, pr = "nightly", {"dtype": ["float32"], "layout": ["contiguous"]}
     params = [
         DEVICES,
-        ["float32", "bfloat16"],
+        ["float32"],
         [RESNET_STAGE1],
-        ["contiguous", "channels_last"],
+        ["contiguous"],
         ["functional", "manual", "module"],
     ]
     param_names = ["device", "dtype", "shape", "layout", "variant"]
@@ -73,14 +77,14 @@ class BatchNorm2d(BandwidthTracks):
         self.call()
 
 
-class GroupNorm(BandwidthTracks):
+class GroupNorm(OpBenchmark):
     op = "group_norm"
     tier, pr = "nightly", {"dtype": ["float32"], "layout": ["contiguous"]}
     params = [
         DEVICES,
-        ["float32", "bfloat16"],
+        ["float32"],
         [RESNET_STAGE1],
-        ["contiguous", "channels_last"],
+        ["contiguous"],
         ["functional", "manual"],
     ]
     param_names = ["device", "dtype", "shape", "layout", "variant"]
@@ -111,3 +115,9 @@ class LayerNormSweep(BandwidthTracks):
 
     def time_layer_norm(self, device, dtype, shape, layout, variant):
         self.call()
+
+
+# The low-precision and channels_last rows of the ops above, weekly: the nightly's
+# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+BatchNorm2dGrid = weekly_grid(BatchNorm2d, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)
+GroupNormGrid = weekly_grid(GroupNorm, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)

@@ -1,19 +1,20 @@
 """Scans and selection over the last dimension: cumulative sums, top-k and sort."""
 
-from ._harness import DEVICES, BandwidthTracks, OpBenchmark
+from ._harness import DEVICES, GbpsTrack, OpBenchmark
+from ._harness.tiers import weekly_grid
 from ._shapes import GPT2_LOGITS, activations
 
 FLOATS = ["float32", "bfloat16"]
 PARAM_NAMES = ["device", "dtype", "shape", "variant"]
 
 
-class Cumsum(BandwidthTracks):
+class Cumsum(OpBenchmark):
     op = "cumsum"
     tier, pr = "nightly", {"dtype": ["float32"]}
     # A running sum over 256 channels of 32 x 512 tokens (the triangular product is a GEMM).
     params = [
         DEVICES,
-        FLOATS,
+        ["float32"],
         [activations(batch=32, tokens=512, features=256)],
         ["cumsum", "triangular_matmul"],
     ]
@@ -26,7 +27,7 @@ class Cumsum(BandwidthTracks):
 class TopK(OpBenchmark):
     op = "topk"
     tier, pr = "nightly", {"dtype": ["float32"]}
-    params = [DEVICES, FLOATS, [GPT2_LOGITS], ["topk", "sort_slice"]]
+    params = [DEVICES, ["float32"], [GPT2_LOGITS], ["topk", "sort_slice"]]
     param_names = PARAM_NAMES
 
     def time_topk(self, device, dtype, shape, variant):
@@ -36,8 +37,15 @@ class TopK(OpBenchmark):
 class Sort(OpBenchmark):
     op = "sort"
     tier, pr = "nightly", {"dtype": ["float32"]}
-    params = [DEVICES, FLOATS, [GPT2_LOGITS], ["sort", "stable", "argsort_gather"]]
+    params = [DEVICES, ["float32"], [GPT2_LOGITS], ["sort", "stable", "argsort_gather"]]
     param_names = PARAM_NAMES
 
     def time_sort(self, device, dtype, shape, variant):
         self.call()
+
+
+# The low-precision and channels_last rows of the ops above, weekly: the nightly's
+# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+CumsumGrid = weekly_grid(Cumsum, GbpsTrack, dtype=FLOATS)
+TopKGrid = weekly_grid(TopK, dtype=FLOATS)
+SortGrid = weekly_grid(Sort, dtype=FLOATS)

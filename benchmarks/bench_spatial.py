@@ -1,7 +1,8 @@
 """Spatial ops on images, NCHW and channels_last: pooling (max, average, global average)
 and 2x upsampling (nearest, bilinear)."""
 
-from ._harness import DEVICES, BandwidthTracks
+from ._harness import DEVICES, BandwidthTracks, GbpsTrack, OpBenchmark
+from ._harness.tiers import weekly_grid
 from ._shapes import FPN_LEVEL, RESNET_HEAD, RESNET_STEM, image
 
 LAYOUTS = ["contiguous", "channels_last"]
@@ -9,14 +10,20 @@ PARAM_NAMES = ["device", "dtype", "shape", "layout", "variant"]
 FLOATS = ["float32", "bfloat16"]
 
 
-class _Spatial(BandwidthTracks):
+class _Spatial(OpBenchmark):
     tier, pr = "nightly", {"dtype": ["float32"], "layout": ["contiguous"]}
     param_names = PARAM_NAMES
 
 
 class MaxPool2d(_Spatial):
     op = "max_pool2d"
-    params = [DEVICES, FLOATS, [RESNET_STEM], LAYOUTS, ["functional", "unfold_max", "module"]]
+    params = [
+        DEVICES,
+        ["float32"],
+        [RESNET_STEM],
+        ["contiguous"],
+        ["functional", "unfold_max", "module"],
+    ]
 
     def time_max_pool2d(self, device, dtype, shape, layout, variant):
         self.call()
@@ -26,9 +33,9 @@ class AvgPool2d(_Spatial):
     op = "avg_pool2d"
     params = [
         DEVICES,
-        FLOATS,
+        ["float32"],
         [RESNET_STEM],
-        LAYOUTS,
+        ["contiguous"],
         ["functional", "reshape_mean", "depthwise_conv"],
     ]
 
@@ -38,7 +45,7 @@ class AvgPool2d(_Spatial):
 
 class AdaptiveAvgPool2d(_Spatial):
     op = "adaptive_avg_pool2d"
-    params = [DEVICES, FLOATS, [RESNET_HEAD], LAYOUTS, ["functional", "mean"]]
+    params = [DEVICES, ["float32"], [RESNET_HEAD], ["contiguous"], ["functional", "mean"]]
 
     def time_adaptive_avg_pool2d(self, device, dtype, shape, layout, variant):
         self.call()
@@ -48,9 +55,9 @@ class InterpolateNearest(_Spatial):
     op = "interpolate_nearest"
     params = [
         DEVICES,
-        FLOATS,
+        ["float32"],
         [FPN_LEVEL],
-        LAYOUTS,
+        ["contiguous"],
         ["functional", "repeat_interleave", "expand_reshape"],
     ]
 
@@ -60,7 +67,13 @@ class InterpolateNearest(_Spatial):
 
 class InterpolateBilinear(_Spatial):
     op = "interpolate_bilinear"
-    params = [DEVICES, FLOATS, [FPN_LEVEL], LAYOUTS, ["functional", "module", "grid_sample"]]
+    params = [
+        DEVICES,
+        ["float32"],
+        [FPN_LEVEL],
+        ["contiguous"],
+        ["functional", "module", "grid_sample"],
+    ]
 
     def time_interpolate_bilinear(self, device, dtype, shape, layout, variant):
         self.call()
@@ -87,3 +100,12 @@ class PoolSweep(BandwidthTracks):
 
     def time_max_pool2d(self, device, dtype, shape, layout, variant):
         self.call()
+
+
+# The low-precision and channels_last rows of the ops above, weekly: the nightly's
+# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+MaxPool2dGrid = weekly_grid(MaxPool2d, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)
+AvgPool2dGrid = weekly_grid(AvgPool2d, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)
+AdaptiveAvgPool2dGrid = weekly_grid(AdaptiveAvgPool2d, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)
+InterpolateNearestGrid = weekly_grid(InterpolateNearest, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)
+InterpolateBilinearGrid = weekly_grid(InterpolateBilinear, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import os
 import subprocess
 import sys
 import textwrap
@@ -99,6 +100,48 @@ def test_calibration_is_measured_once_per_process_and_dtype(monkeypatch, fresh_c
     assert [k["shape"] for k in prepared] == [(1024, 1024, 1024)]
     calibration.peak_matmul_gflops(cpu, "bfloat16", fixed)
     assert [k["dtype"] for k in prepared] == ["float32", "bfloat16"]
+
+
+def test_one_asv_run_calibrates_once_for_all_its_processes(tmp_path):
+    """Processes of one run (one parent, one commit) share the figure; another commit or
+    no asv measures again."""
+    script = textwrap.dedent(
+        """
+        import sys
+        from benchmarks._harness.calibration import once_per_run
+
+        def measure():
+            with open(sys.argv[1], "a") as log:
+                log.write("measured\\n")
+            return 42.5
+
+        print(once_per_run("matmul cpu float32 test-" + sys.argv[2], measure))
+        """
+    )
+    log = tmp_path / "log"
+
+    def process(commit: str | None) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "ASV_COMMIT"}
+        env["TMPDIR"] = str(tmp_path)
+        if commit:
+            env["ASV_COMMIT"] = commit
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(log), str(os.getpid())],
+            env=env,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert [process("c1"), process("c1")] == ["42.5", "42.5"]
+    assert log.read_text().count("measured") == 1
+    process("c2")
+    process(None)
+    process(None)
+    assert log.read_text().count("measured") == 4
 
 
 def test_copy_calibration_counts_bytes_read_and_written(monkeypatch, fresh_cache):

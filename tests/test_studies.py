@@ -4,6 +4,7 @@ come from running them on an idle machine (docs/measurement.md), never from a te
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -74,7 +75,9 @@ def test_the_planted_instructions_are_sized_from_the_two_counts(monkeypatch):
     monkeypatch.setattr(
         callgrind, "callgrind_instructions", lambda stmt, setup, number: 2_500_000.0
     )  # 25 per loop step
+    detection_power.instructions_per_step.cache_clear()
     lines, module = detection_power.planted_lines("instructions", row, 1.02)
+    detection_power.instructions_per_step.cache_clear()
     assert lines.startswith("for _ in itertools.repeat(None, 400):")  # 2% of 500,000
     assert module == "itertools"
 
@@ -120,7 +123,10 @@ def test_the_published_regressions_see_a_2_percent_count_rise_and_not_time_noise
     graphs = _GraphDataFilter.__new__(_GraphDataFilter)
     graphs.conf = Config.load(str(REPO_ROOT / "asv.conf.json"))
     threshold = partial(graphs._get_threshold, SimpleNamespace(params={}), None)
-    assert threshold("bench_instructions.Instructions.track_instructions") == 0.01
+    from benchmarks import bench_instructions
+
+    twins = {row.split("(", 1)[0] for row in bench_instructions.Counted.rows}
+    assert len(twins) > 30 and all(threshold(name) == 0.01 for name in twins)
     assert threshold("bench_creation.Zeros.time_zeros") == 0.25
     assert threshold("bench_new.Suite.time_op") == 0.10
 
@@ -135,3 +141,41 @@ def test_no_unit_test_compares_timings():
         if timing_calls.search(path.read_text())
     ]
     assert offenders == []
+
+
+def test_tier_time_adds_each_benchmarks_duration_and_the_setup_caches(tmp_path):
+    from tools.studies import tier_time
+
+    folder = tmp_path / ".asv" / "results" / "m"
+    folder.mkdir(parents=True)
+    columns = ["result", "params", "version", "started_at", "duration"]
+    result = {
+        "commit_hash": "abc",
+        "result_columns": columns,
+        "results": {
+            "bench_a.A.time_a": [[1.0], [], "1", 0, 2.5],
+            "bench_b.B.time_b": [[1.0], [], "1", 0, None],
+        },
+        "durations": {"<build>": 4.0, "<setup_cache _harness.twins:87>": 10.0},
+    }
+    (folder / "abc-env.json").write_text(json.dumps(result))
+    recorded = tier_time.durations(tmp_path, "m", "abc")
+    assert recorded["bench_a.A.time_a"] == 2.5 and recorded["bench_b.B.time_b"] == 0.0
+    assert tier_time.by_suite(recorded) == {
+        "<setup_cache": 10.0,
+        "<build>": 4.0,
+        "bench_a": 2.5,
+        "bench_b": 0.0,
+    }
+    with pytest.raises(ExternalFailure, match="no durations recorded for other"):
+        tier_time.durations(tmp_path, "m", "other")
+
+
+def test_count_repeatability_needs_two_processes():
+    done = subprocess.run(
+        [sys.executable, "-m", "tools.studies.count_repeatability", "--processes", "1"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 4 and "at least 2" in done.stderr

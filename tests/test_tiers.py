@@ -88,7 +88,7 @@ def test_the_nightly_runs_every_tier_once_and_the_gate_the_pr_tier():
     assert pr_gate.DEFAULT_TIERS == ("pr",)
 
 
-def test_the_pr_tier_times_every_eager_fp32_variant_of_every_op_at_one_shape_on_the_cpu(declared):
+def test_the_pr_tier_times_every_eager_variant_of_every_op_at_one_shape_on_the_cpu(declared):
     variants, shapes, accelerator_only = defaultdict(set), defaultdict(set), set()
     for cls in benchmark_classes():
         if not issubclass(cls, OpBenchmark):

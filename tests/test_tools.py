@@ -28,8 +28,20 @@ def test_dev_script_rejects_an_unknown_command():
     )
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        "usage: tools/dev.sh bench [asv run options] | test [pytest options] | setup"
+        "usage: tools/dev.sh bench [--tier pr|nightly|weekly] [asv run options]"
+        " | test [pytest options] | setup"
     )
+
+
+def test_dev_script_rejects_an_unknown_tier_before_benchmarking():
+    done = subprocess.run(
+        ["bash", str(REPO_ROOT / "tools" / "dev.sh"), "bench", "--tier", "hourly"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "tools/dev.sh: --tier takes pr, nightly or weekly"
 
 
 def test_ci_runs_the_readme_test_command():

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The project's two entry points on a fresh machine (Python 3.11 with pip, and git):
 #
-#   tools/dev.sh bench [asv run options]   set up, benchmark the current commit, publish the
-#                                           self-contained site to .asv/html
+#   tools/dev.sh bench [--tier T] [asv run options]
+#                                           set up, benchmark the current commit (the rows of
+#                                           tier T: pr, nightly (with pr) or weekly; default
+#                                           every row), publish the site to .asv/html
 #   tools/dev.sh test  [pytest options]    set up, lint, run the tests (what .ci/run runs)
 #   tools/dev.sh setup                      set up only (the workflows, before tools/*.py)
 #
@@ -51,6 +53,24 @@ case "$command" in
 bench)
     set_up
     asv_machine
+    if [ "${1:-}" = "--tier" ]; then
+        case "${2:-}" in
+        pr | nightly | weekly) ;;
+        *)
+            echo "tools/dev.sh: --tier takes pr, nightly or weekly" >&2
+            exit 2
+            ;;
+        esac
+        # The tier's --bench regex, and the same for the count twins' setup_cache.
+        regex=$("$venv/bin/python" -c 'import sys
+from tools.common import REPO_ROOT, tier_selection
+from tools.nightly import RUNS
+print(tier_selection(REPO_ROOT, RUNS.get(sys.argv[1], (sys.argv[1],)))[0])' "$2")
+        TENSOROPS_BENCH=$("$venv/bin/python" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$regex")
+        export TENSOROPS_BENCH
+        shift 2
+        set -- --bench "$regex" "$@"
+    fi
     "$venv/bin/asv" run "$@" HEAD^!
     # The same self-contained site the nightly publishes (asv's own page needs CDNs).
     "$venv/bin/python" -m tools.publish --no-fetch --site .asv/html
@@ -66,7 +86,7 @@ test)
     "$venv/bin/python" -m pytest "$@"
     ;;
 *)
-    echo "usage: tools/dev.sh bench [asv run options] | test [pytest options] | setup" >&2
+    echo "usage: tools/dev.sh bench [--tier pr|nightly|weekly] [asv run options] | test [pytest options] | setup" >&2
     exit 2
     ;;
 esac

@@ -109,3 +109,21 @@ def selection(classes: Iterable[type], tiers: Iterable[str]) -> str:
         else:
             patterns += [re.escape(row) + "$" for row, chosen in members if chosen]
     return "^(" + "|".join(patterns) + ")" if patterns else "^$"
+
+
+def weekly_grid(cls: type, *mixins: type, **values: list[Any]) -> type:
+    """``cls``'s benchmarks over more values of some params (``dtype=[...]``), and the
+    tracks of ``mixins``, as a weekly class of the same module named ``<cls>Grid``: the
+    nightly keeps the rows that matter most per commit, the week runs the whole grid."""
+    params = [
+        values.pop(name, axis) for name, axis in zip(cls.param_names, cls.params, strict=True)
+    ]
+    if values:
+        raise TypeError(f"{cls.__name__} has no params {sorted(values)}")
+    name = f"{cls.__name__}Grid"
+    doc = f"{cls.__name__}'s benchmarks over every " + ", ".join(
+        n for n, a, b in zip(cls.param_names, cls.params, params, strict=True) if a != b
+    )
+    namespace = {"tier": "weekly", "pr": {}, "params": params, "__doc__": doc}
+    namespace |= {"__module__": cls.__module__, "__qualname__": name}
+    return type(name, (cls, *mixins), namespace)

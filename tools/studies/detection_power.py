@@ -4,7 +4,7 @@ hit rate and false-alarm count, measured on rows chosen at random.
     python -m tools.studies.detection_power [--target time|instructions] [--tries 10]
         [--op OP] [--slowdown R] [--factor F] [--no-find] [--seed N] [--out FILE]
 
-Each try picks a row at random among the CPU rows of the target (``--op`` fixes the op),
+Each try picks an op at random, then one of its CPU rows of the target (``--op`` fixes the op),
 and in a temporary clone of HEAD makes seven commits: a base, an empty (no-op) commit, two
 fillers, the plant, and two more fillers. The plant goes at the top of the row's variant
 function (found by its ``@variant`` decorator), sized from the row's own cost measured
@@ -24,6 +24,7 @@ it names the plant; unless ``--no-find``).
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import json
 import random
@@ -156,22 +157,30 @@ def planted_lines(target: str, row: Row, slowdown: float) -> tuple[str, str]:
         extra = (slowdown - 1.0) * seconds_per_call(row)
         print(f"plant: {row.label}: {extra * 1e3:.3f} ms of busy waiting per call")
         return WAIT.format(seconds=extra), "time"
-    from benchmarks._harness.callgrind import CountCase, callgrind_instructions, count_cases
+    from benchmarks._harness.callgrind import CountCase, count_cases
 
     case = CountCase(
         row.op, row.variant, row.spec["shape"], row.spec["dtype"], row.spec["layout"], row.backward
     )
     counted = count_cases([case])[case.key]
-    loop = "import itertools\ndef spin():\n" + "".join(
-        f"    {line}" for line in SPIN.format(steps=LOOP_STEPS).splitlines(True)
-    )
-    per_step = callgrind_instructions("spin()", loop, number=1) / LOOP_STEPS
+    per_step = instructions_per_step()
     steps = round((slowdown - 1.0) * counted / per_step)
     print(
         f"plant: {row.label}: {counted:,.0f} instructions per call, {per_step:.1f} per loop "
         f"step, {steps} steps"
     )
     return SPIN.format(steps=steps), "itertools"
+
+
+@functools.cache
+def instructions_per_step() -> float:
+    """callgrind's instructions per step of the planted loop (the same in every try)."""
+    from benchmarks._harness.callgrind import callgrind_instructions
+
+    loop = "import itertools\ndef spin():\n" + "".join(
+        f"    {line}" for line in SPIN.format(steps=LOOP_STEPS).splitlines(True)
+    )
+    return callgrind_instructions("spin()", loop, number=1) / LOOP_STEPS
 
 
 def make_history(workdir: Path, target: str, row: Row, slowdown: float) -> dict[str, str]:
@@ -223,7 +232,7 @@ def one_try(workdir: Path, target: str, row: Row, slowdown: float, factor: float
     commits = make_history(workdir, target, row, slowdown)
     repo = workdir / "repo"
     selection = ["--bench", row_selection(row.label)]
-    outcome = {"row": row.label}
+    outcome = {"op": row.op, "row": row.label}
     for name, head in (("plant", commits["plant"]), ("no_op", commits["noop"])):
         shutil.rmtree(repo / RESULTS_DIR / MACHINE, ignore_errors=True)
         gate = Gate(repo, commits["base"], head, factor, MACHINE)
@@ -261,8 +270,10 @@ def main() -> int:
     register_machine(MACHINE)
     tries = []
     with tempfile.TemporaryDirectory(prefix="detection-") as workdir:
+        ops = sorted({r.op for r in rows})
         for number in range(args.tries):
-            row = chooser.choice(rows)
+            op = chooser.choice(ops)  # the op at random, then one of its rows
+            row = chooser.choice([r for r in rows if r.op == op])
             tries.append(
                 one_try(Path(workdir), args.target, row, slowdown, args.factor, not args.no_find)
             )
@@ -275,6 +286,7 @@ def main() -> int:
         "gate_hits": sum(t["plant_gate"] == 1 for t in tries),
         "gate_false_alarms": sum(t["no_op_gate"] == 1 for t in tries),
         **({"find_hits": sum(t["find_hit"] for t in tries)} if not args.no_find else {}),
+        "ops": [t["op"] for t in tries],
         "rows": sorted({t["row"] for t in tries}),
     }
     print(json.dumps(summary))

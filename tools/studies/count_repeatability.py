@@ -1,0 +1,59 @@
+#!/usr/bin/env python
+"""Do two valgrind processes count the same commit the same? Every count twin's case
+counted in one process, then again in another, with each process's wall time and the
+worst relative difference between the two counts of a case.
+
+    python -m tools.studies.count_repeatability [--processes 2] [--out FILE]
+
+The working tree is counted (the suites' cases as they stand). Run it on an otherwise
+idle machine for the times; the counts do not depend on it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from tools.common import ArgumentParser, BadInput, run_main
+
+
+def main() -> int:
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--out", type=Path, help="write the figures here as JSON")
+    args = parser.parse_args()
+    if args.processes < 2:
+        raise BadInput("--processes must be at least 2: a difference needs two counts")
+    from benchmarks import bench_instructions
+    from benchmarks._harness.callgrind import count_cases
+    from benchmarks._harness.twins import selected_cases
+
+    cases = selected_cases(bench_instructions.Counted.rows, None)
+    runs, seconds = [], []
+    for _ in range(args.processes):
+        started = time.monotonic()
+        runs.append(count_cases(cases))
+        seconds.append(round(time.monotonic() - started, 1))
+    counted = [key for key, value in runs[0].items() if isinstance(value, float)]
+    spread = {
+        key: max(run[key] for run in runs) / min(run[key] for run in runs) - 1 for key in counted
+    }
+    worst = max(spread, key=spread.get)
+    figures = {
+        "cases": len(cases),
+        "counted": len(counted),
+        "skipped": {key: value for key, value in runs[0].items() if isinstance(value, str)},
+        "seconds_per_process": seconds,
+        "worst_case": worst,
+        "worst_relative_difference": spread[worst],
+        "counts": runs[0],
+    }
+    print(json.dumps({k: v for k, v in figures.items() if k != "counts"}, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    run_main("count_repeatability", main)
