@@ -3,10 +3,12 @@
 counted in one process, then again in another, with each process's wall time and the
 worst relative difference between the two counts of a case.
 
-    python -m tools.studies.count_repeatability [--processes 2] [--out FILE]
+    python -m tools.studies.count_repeatability [--processes 2] [--compiled] [--out FILE]
 
-The working tree is counted (the suites' cases as they stand). Run it on an otherwise
-idle machine for the times; the counts do not depend on it.
+The working tree is counted (the suites' cases as they stand). ``--compiled`` also times
+counting the compiled variants the twins leave out (each compiles inductor's code in its
+child), in one more process. Run it on an otherwise idle machine for the times; the
+counts do not depend on it.
 """
 
 from __future__ import annotations
@@ -18,9 +20,34 @@ from pathlib import Path
 from tools.common import ArgumentParser, BadInput, run_main
 
 
+def compiled_cost(count_cases) -> dict:
+    """Seconds to count every compiled CPU case of the suites, in one valgrind process."""
+    import itertools
+
+    from benchmarks._harness.callgrind import CountCase
+    from benchmarks._harness.twins import count_shape, suite_classes
+    from benchmarks.bench_instructions import SUITES
+
+    cases = set()
+    for suite in suite_classes(SUITES):
+        if suite.tier == "weekly":
+            continue
+        for combination in itertools.product(*suite.params):
+            named = dict(zip(suite.param_names, combination, strict=True))
+            op, variant, spec = suite().resolve(named)
+            if named["device"] == "cpu" and variant == "compiled":
+                shape = count_shape(spec["shape"])
+                cases.add(CountCase(op, variant, shape, spec["dtype"], spec["layout"]))
+    started = time.monotonic()
+    counted = count_cases(sorted(cases, key=lambda case: case.key))
+    seconds = round(time.monotonic() - started, 1)
+    return {"compiled_cases": len(cases), "compiled_seconds": seconds, "compiled_counts": counted}
+
+
 def main() -> int:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--compiled", action="store_true", help="time the compiled cases too")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
     if args.processes < 2:
@@ -41,6 +68,7 @@ def main() -> int:
     }
     worst = max(spread, key=spread.get)
     figures = {
+        **(compiled_cost(count_cases) if args.compiled else {}),
         "cases": len(cases),
         "counted": len(counted),
         "skipped": {key: value for key, value in runs[0].items() if isinstance(value, str)},
