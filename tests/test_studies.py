@@ -73,13 +73,15 @@ def test_the_planted_instructions_are_sized_from_the_two_counts(monkeypatch):
     (row,) = [r for r in detection_power.count_rows() if r.label == SILU_COUNT_ROW]
     monkeypatch.setattr(callgrind, "count_cases", lambda cases: {cases[0].key: 500_000.0})
     monkeypatch.setattr(
-        callgrind, "callgrind_instructions", lambda stmt, setup, number: 2_500_000.0
-    )  # 25 per loop step
-    detection_power.instructions_per_step.cache_clear()
+        callgrind,
+        "callgrind_instructions",
+        lambda stmt, setup, number: 700.0 + 25.0 * setup.count("_planted = None"),
+    )  # 25 per line, whatever the call costs
+    detection_power.instructions_per_line.cache_clear()
     lines, module = detection_power.planted_lines("instructions", row, 1.02)
-    detection_power.instructions_per_step.cache_clear()
-    assert lines.startswith("for _ in itertools.repeat(None, 400):")  # 2% of 500,000
-    assert module == "itertools"
+    detection_power.instructions_per_line.cache_clear()
+    assert lines == "_planted = None\n" * 400  # 2% of 500,000
+    assert module is None
 
 
 def test_the_rows_to_plant_in_cover_the_ops_and_leave_out_generated_variants():

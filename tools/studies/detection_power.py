@@ -12,7 +12,7 @@ first:
 
 - ``time`` (default 1.3): a busy wait of ``slowdown - 1`` of the call's time, measured
   with the harness and torch.utils.benchmark;
-- ``instructions`` (default 1.02): a loop of interpreter work worth ``slowdown - 1`` of the
+- ``instructions`` (default 1.02): straight-line statements worth ``slowdown - 1`` of the
   case's instruction count, both counts callgrind's (the gate counts the selected row's
   case only: tools.common.bench_selection).
 
@@ -50,10 +50,11 @@ from tools.pr_gate import DEFAULT_FACTOR, Gate
 
 MACHINE = "detection-power"
 DEFAULTS = {"time": 1.3, "instructions": 1.02}
-LOOP_STEPS = 100_000  # enough that the statement's own call is lost in the count
-# Each step yields the same object, so it costs the same whatever the count; a range()
-# past 256 allocates an int per step, and its short loops would cost less per step.
-SPIN = "for _ in itertools.repeat(None, {steps}):\n    pass\n"
+# The instruction plant: straight-line statements, each the same two bytecodes, so N of
+# them cost N times one, with no fixed cost (a loop's setup alone, about a thousand
+# instructions, was 2% of a small case by itself).
+PLANTED_LINE = "_planted = None\n"
+CALIBRATION_LINES = (1_000, 3_000)
 WAIT = "_until = time.perf_counter() + {seconds!r}\nwhile time.perf_counter() < _until:\n    pass\n"
 
 
@@ -128,7 +129,7 @@ def variant_source(op: str, variant: str) -> tuple[Path, int] | None:
     return None
 
 
-def plant(repo: Path, row: Row, lines: str, module: str) -> None:
+def plant(repo: Path, row: Row, lines: str, module: str | None) -> None:
     """``lines`` at the top of the row's variant function, ``import module`` on top."""
     relative, line = variant_source(row.op, row.variant)
     source = repo / relative
@@ -136,6 +137,9 @@ def plant(repo: Path, row: Row, lines: str, module: str) -> None:
     body = "".join(f"    {line}" if line.strip() else line for line in lines.splitlines(True))
     text.insert(line - 1, body)
     planted = "".join(text)
+    if module is None:
+        source.write_text(planted)
+        return
     if "\nimport torch\n" not in planted:
         raise BadInput(f"{relative} has no `import torch` line to put `import {module}` by")
     source.write_text(planted.replace("\nimport torch\n", f"\nimport {module}\nimport torch\n", 1))
@@ -151,7 +155,7 @@ def seconds_per_call(row: Row) -> float:
         return measure_seconds(prepared.call, controls.threads, min_run_time=1.0)
 
 
-def planted_lines(target: str, row: Row, slowdown: float) -> tuple[str, str]:
+def planted_lines(target: str, row: Row, slowdown: float) -> tuple[str, str | None]:
     """The lines of the plant and the module they import, sized from the row's cost."""
     if target == "time":
         extra = (slowdown - 1.0) * seconds_per_call(row)
@@ -163,24 +167,26 @@ def planted_lines(target: str, row: Row, slowdown: float) -> tuple[str, str]:
         row.op, row.variant, row.spec["shape"], row.spec["dtype"], row.spec["layout"], row.backward
     )
     counted = count_cases([case])[case.key]
-    per_step = instructions_per_step()
-    steps = round((slowdown - 1.0) * counted / per_step)
+    per_line = instructions_per_line()
+    lines = max(1, round((slowdown - 1.0) * counted / per_line))
     print(
-        f"plant: {row.label}: {counted:,.0f} instructions per call, {per_step:.1f} per loop "
-        f"step, {steps} steps"
+        f"plant: {row.label}: {counted:,.0f} instructions per call, {per_line:.2f} per "
+        f"planted line, {lines} lines"
     )
-    return SPIN.format(steps=steps), "itertools"
+    return PLANTED_LINE * lines, None
 
 
 @functools.cache
-def instructions_per_step() -> float:
-    """callgrind's instructions per step of the planted loop (the same in every try)."""
+def instructions_per_line() -> float:
+    """callgrind's instructions per planted line: the difference of two functions of
+    different lengths, per line (the call itself cancels out)."""
     from benchmarks._harness.callgrind import callgrind_instructions
 
-    loop = "import itertools\ndef spin():\n" + "".join(
-        f"    {line}" for line in SPIN.format(steps=LOOP_STEPS).splitlines(True)
+    fewer, more = (
+        callgrind_instructions("spin()", "def spin():\n" + f"    {PLANTED_LINE}" * n, number=1)
+        for n in CALIBRATION_LINES
     )
-    return callgrind_instructions("spin()", loop, number=1) / LOOP_STEPS
+    return (more - fewer) / (CALIBRATION_LINES[1] - CALIBRATION_LINES[0])
 
 
 def make_history(workdir: Path, target: str, row: Row, slowdown: float) -> dict[str, str]:
