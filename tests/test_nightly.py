@@ -152,17 +152,20 @@ def interrupted_night(world, second_machine):
     marker = root / "asv-is-benchmarking-the-second-commit"
     command = [sys.executable, "-m", "tools.nightly", "--machine", "m1", "--",
                "--bench", f"{BENCH}|Sleeper", "--quick"]  # fmt: skip
-    process = subprocess.Popen(
-        command,
-        cwd=repo.path,
-        env={**repo.env, "NIGHTLY_PROBE_MARKER": str(marker)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group: asv and its workers die with it
-    )
+    log = root / "interrupted-nightly.log"
+    with open(log, "w") as output:
+        process = subprocess.Popen(
+            command,
+            cwd=repo.path,
+            env={**repo.env, "NIGHTLY_PROBE_MARKER": str(marker)},
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: asv and its workers die with it
+        )
     deadline = time.monotonic() + 600
     while not marker.exists():
-        assert process.poll() is None, "nightly ended before benchmarking a second commit"
+        ended = process.poll() is not None
+        assert not ended, "nightly ended before its second commit:\n" + log.read_text()[-2000:]
         assert time.monotonic() < deadline, "nightly never reached its second commit"
         time.sleep(0.2)
     on_remote_at_kill = remote.result_commits(M1)

@@ -113,3 +113,19 @@ def test_the_pr_tier_times_every_eager_variant_of_every_op_at_one_shape_on_the_c
         nightly = {"compiled", "autocast_bf16", "autocast_fp16"}
         assert variants[op] == set(tensorops.variant_names(op)) - nightly, op
     assert all(len(found) == 1 for found in shapes.values()), shapes
+
+
+def test_a_class_that_declares_no_tier_is_nightly():
+    class Added:
+        params = [["cpu"], [1, 2]]
+        param_names = ["device", "n"]
+
+        def time_added(self, device, n):
+            pass
+
+    class Bare:  # no params at all, as asv allows
+        def time_bare(self):
+            pass
+
+    assert {tier for _, tier in tiers.rows([Added])} == {"nightly"}
+    assert list(tiers.rows([Bare])) == [("test_tiers.Bare.time_bare", "nightly")]

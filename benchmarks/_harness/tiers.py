@@ -7,7 +7,8 @@
   ``nightly`` rows;
 - ``weekly``: the shape sweeps, run by the weekly workflow.
 
-A class sets ``tier`` for its rows, and a ``pr`` mapping of param name to values moves
+A class sets ``tier`` for its rows (one that sets none, such as a benchmark a user adds
+without reading this, is ``nightly``), and a ``pr`` mapping of param name to values moves
 the rows that match it into the ``pr`` tier (``pr = {"shape": [NLP]}``). A row is a
 benchmark and a param combination, ``name(params)`` as asv names it and as ``--bench``
 selects it; every row has exactly one tier. Throughput and device tracks are one number
@@ -26,7 +27,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from asv_runner.benchmarks._base import _validate_params
+
 TIERS = ("pr", "nightly", "weekly")
+DEFAULT_TIER = "nightly"
 BENCHMARK_PREFIXES = ("time_", "track_", "peakmem_", "mem_", "timeraw_")
 # What the gate judges: sampled rows at its factor, instruction counts at theirs.
 GATED_PREFIXES = ("time_", "peakmem_", "track_instructions")
@@ -66,9 +70,13 @@ def row_label(name: str, params: Iterable[Any]) -> str:
     return f"{name}({', '.join(shown)})" if shown else name
 
 
+def declared_tier(cls: type) -> str:
+    return getattr(cls, "tier", DEFAULT_TIER)
+
+
 def tier_of(cls: type, method: str, named: dict[str, Any]) -> str:
     """The tier of one row of ``cls.method``."""
-    tier, picked = cls.tier, getattr(cls, "pr", {})
+    tier, picked = declared_tier(cls), getattr(cls, "pr", {})
     if tier == "nightly" and picked and all(named.get(k) in v for k, v in picked.items()):
         tier = "pr"
     if tier == "pr" and (
@@ -78,14 +86,21 @@ def tier_of(cls: type, method: str, named: dict[str, Any]) -> str:
     return tier
 
 
+def param_grid(cls: type) -> tuple[list[list[Any]], list[str]]:
+    """A class's params and their names as asv reads them (none, a single list, or names
+    left out), by asv_runner's own check (private, but it is what asv runs)."""
+    return _validate_params(getattr(cls, "params", []), getattr(cls, "param_names", []), cls)
+
+
 def rows(classes: Iterable[type]) -> Iterator[tuple[str, str]]:
     """``(row, tier)`` of every row of the classes."""
     for cls in classes:
         module = cls.__module__.split(".", 1)[-1]
+        params, names = param_grid(cls)
         for method in benchmark_methods(cls):
             name = f"{module}.{cls.__name__}.{method}"
-            for combination in itertools.product(*cls.params):
-                named = dict(zip(cls.param_names, combination, strict=True))
+            for combination in itertools.product(*params):
+                named = dict(zip(names, combination, strict=True))
                 yield row_label(name, combination), tier_of(cls, method, named)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from .base import OpBenchmark
 from .callgrind import CountCase, count_cases
 from .devices import DEVICES
-from .tiers import benchmark_classes, row_label, tier_of
+from .tiers import benchmark_classes, declared_tier, row_label, tier_of
 
 # A twin's shape: the suite's, each largest dimension halved until the shape's product is
 # at most this. Small enough that a call under callgrind (about 50x slower) stays cheap. A
@@ -32,8 +32,9 @@ from .tiers import benchmark_classes, row_label, tier_of
 COUNT_ELEMENTS = 2**15
 # asv's --bench regexes of this run, as a JSON list (set by tools.common.asv).
 SELECTION_ENV = "TENSOROPS_BENCH"
-# Compiled variants are left out: counting them would count inductor's compile in every
-# process (docs/measurement.md, "Instruction counts").
+# Compiled variants are left out: under valgrind, counting attention's compiled bfloat16
+# case killed its child, and a child that dies fails every count of the commit
+# (docs/measurement.md, "Instruction counts").
 UNCOUNTED_VARIANTS = {"compiled"}
 
 
@@ -52,7 +53,7 @@ def timed_cases(suites: Iterable[type]) -> dict[CountCase, str]:
     cases: dict[CountCase, str] = {}
     for suite in suites:
         timed = [name for name in dir(suite) if name.startswith("time_")]
-        if suite.tier == "weekly" or not getattr(suite, "cpu_rows", True) or not timed:
+        if declared_tier(suite) == "weekly" or not suite.cpu_rows or not timed:
             continue  # the sweeps are wall time only
         for combination in itertools.product(*suite.params):
             named = dict(zip(suite.param_names, combination, strict=True))

@@ -25,12 +25,13 @@ def compiled_cost(count_cases) -> dict:
     import itertools
 
     from benchmarks._harness.callgrind import CountCase
+    from benchmarks._harness.tiers import declared_tier
     from benchmarks._harness.twins import count_shape, suite_classes
     from benchmarks.bench_instructions import SUITES
 
     cases = set()
     for suite in suite_classes(SUITES):
-        if suite.tier == "weekly":
+        if declared_tier(suite) == "weekly":
             continue
         for combination in itertools.product(*suite.params):
             named = dict(zip(suite.param_names, combination, strict=True))

@@ -72,13 +72,14 @@ class Row:
 def time_rows() -> list[Row]:
     """Every ``time_`` row of the default suite on the CPU whose variant is a function of
     its own (the plant goes into it)."""
+    from benchmarks._harness.tiers import declared_tier
     from benchmarks._harness.twins import UNCOUNTED_VARIANTS, suite_classes
     from benchmarks.bench_instructions import SUITES
 
     rows = []
     for suite in suite_classes(SUITES):
         methods = [name for name in dir(suite) if name.startswith("time_")]
-        if suite.tier == "weekly" or not suite.cpu_rows or not methods:
+        if declared_tier(suite) == "weekly" or not suite.cpu_rows or not methods:
             continue  # the rows the gate and the nightly run
         for combination in itertools.product(*suite.params):
             named = dict(zip(suite.param_names, combination, strict=True))
