@@ -15,9 +15,10 @@ class ScriptedGate(pr_gate.Gate):
     list of (ratio, row), which ``rows`` then reports."""
 
     def __init__(self, passes: list[list[tuple[float, str]]], factor: float = 1.2):
-        self.factor, self.passes, self.selections = factor, passes, []
+        self.factor, self.passes, self.selections, self.calls = factor, passes, [], []
 
     def continuous(self, *asv_args: str) -> int:
+        self.calls.append(asv_args)
         self.selections.append(asv_args[asv_args.index("--bench") + 1])
         self.passes = self.passes[1:] if len(self.selections) > 1 else self.passes
         return 0

@@ -45,6 +45,16 @@ def test_two_processes_count_every_case_the_same_in_any_order(monkeypatch, tmp_p
     assert len(kept) == len(CASES)
 
 
+def test_a_case_whose_counting_fails_fails_its_row_alone():
+    broken = callgrind.CountCase("silu", "functional", (-1, 4))  # torch refuses the shape
+    counts = callgrind.count_cases([broken, CASES[0]])
+    assert isinstance(counts[CASES[0].key], float) and counts[CASES[0].key] > 1000
+    failed = counts[broken.key]
+    assert isinstance(failed, callgrind.CountFailed) and "failed: RuntimeError" in failed.why
+    with pytest.raises(RuntimeError, match="failed: RuntimeError"):
+        Counted().count_of(counts, broken, "cpu")  # asv records the row as failed
+
+
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 def test_valgrind_instruments_only_the_counted_cases_where_a_compiler_is_found(
     tmp_path, monkeypatch

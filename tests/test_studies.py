@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.common import ExternalFailure
+from tools.common import BadInput, ExternalFailure
 
 from .conftest import REPO_ROOT
 from .scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
@@ -27,11 +27,9 @@ SILU_COUNT_ROW = (
 )
 
 
-def planted_repo(tmp_path, row, lines: str, module: str) -> Path:
-    from tools.studies import detection_power
-
+def planted_repo(tmp_path, plant) -> Path:
     shutil.copytree(REPO_ROOT / "src", tmp_path / "src")
-    detection_power.plant(tmp_path, row, lines, module)
+    plant(tmp_path)
     return tmp_path / "src"
 
 
@@ -47,23 +45,42 @@ def run_in(src: Path, code: str) -> str:
     return done.stdout
 
 
-def test_the_plant_goes_into_the_rows_variant_and_keeps_it_correct(tmp_path):
+def test_the_time_plant_slows_each_call_by_its_own_time_and_keeps_the_variant_correct(
+    tmp_path,
+):
     from tools.studies import detection_power
 
     (row,) = [r for r in detection_power.time_rows() if r.label == SILU_ROW]
-    src = planted_repo(tmp_path, row, detection_power.WAIT.format(seconds=0.02), "time")
+    plant = detection_power.planter("time", row, 1.3)
+    assert plant.keywords["fraction"] == 0.3
+    src = planted_repo(tmp_path, plant)
     text = (src / "tensorops" / "activation.py").read_text()
-    assert '"""F.silu: one fused kernel."""\n    _until = time.perf_counter() + 0.02\n' in text
+    assert '@variant("silu", "functional")\n@_planted_slowdown(0.3)\ndef ' in text
     out = run_in(
         src,
         "import time, tensorops\n"
+        "from tensorops import activation\n"
         "case = tensorops.Case('silu', (4, 8))\n"
         "print(tensorops.verify(case, 'functional'))\n"
-        "call = tensorops.bind(case, 'functional'); begun = time.perf_counter()\n"
-        "call(); print(time.perf_counter() - begun)",
+        "print(hasattr(tensorops.get_variant('silu', 'functional').fn, '__wrapped__'))\n"
+        "slowed = activation._planted_slowdown(2.0)(lambda: time.sleep(0.05))\n"
+        "begun = time.perf_counter(); slowed(); print(time.perf_counter() - begun)",
     )
-    error, seconds = map(float, out.split())
-    assert error < 1e-5 and seconds >= 0.02  # verify passed: the plant changes no value
+    error, wrapped, seconds = out.split()
+    # verify passed (the plant changes no value), the registered variant is the slowed
+    # one, and a call that takes 50 ms then waits twice that.
+    assert float(error) < 1e-5 and wrapped == "True" and float(seconds) >= 0.15
+
+
+def test_a_training_rows_time_plant_is_scaled_to_the_whole_step(monkeypatch):
+    from tools.studies import detection_power
+
+    (row,) = [r for r in detection_power.time_rows() if r.backward][:1]
+    monkeypatch.setattr(
+        detection_power, "seconds_per_call", lambda row, backward: 3.0 if backward else 1.0
+    )
+    # The plant sits in the forward, a third of the step: 0.3 of the step is 0.9 of it.
+    assert detection_power.planter("time", row, 1.3).keywords["fraction"] == pytest.approx(0.9)
 
 
 def test_the_planted_instructions_are_sized_from_the_two_counts(monkeypatch):
@@ -78,10 +95,9 @@ def test_the_planted_instructions_are_sized_from_the_two_counts(monkeypatch):
         lambda stmt, setup, number: 700.0 + 25.0 * setup.count("_planted = None"),
     )  # 25 per line, whatever the call costs
     detection_power.instructions_per_line.cache_clear()
-    lines, module = detection_power.planted_lines("instructions", row, 1.02)
+    plant = detection_power.planter("instructions", row, 1.02)
     detection_power.instructions_per_line.cache_clear()
-    assert lines == "_planted = None\n" * 400  # 2% of 500,000
-    assert module is None
+    assert plant.keywords["lines"] == "_planted = None\n" * 400  # 2% of 500,000
 
 
 def test_the_rows_to_plant_in_cover_the_ops_and_leave_out_generated_variants():
@@ -112,6 +128,61 @@ def test_suggested_thresholds_cover_the_worst_no_op_change_with_a_margin():
     ]
     # a: worst 3% -> 0.08 -> 0.10 (the floor); b: 0.5 is a 2x change -> 1.05 -> 1.05.
     assert suggested_thresholds(runs) == {"a.A.time_x": 0.10, "b.B.time_y": 1.05}
+
+
+def test_noise_batches_combine_into_one_summary_with_the_time_rows_on_their_own(tmp_path):
+    from tools.studies import noise_study
+
+    def run(time_ratio, track_ratio):
+        return [
+            {
+                "benchmark": "a.A.time_x",
+                "params": "('cpu',)",
+                "ratio": time_ratio,
+                "flagged_at": [],
+            },
+            {
+                "benchmark": "a.A.track_gbps",
+                "params": "('cpu',)",
+                "ratio": track_ratio,
+                "flagged_at": [],
+            },
+        ]
+
+    batches = [
+        ([run(1.02, 2.0)], [{"first_pass": 1, "verdict": 0}]),
+        ([run(1.0 / 1.3, 1.0)], [{"first_pass": 0, "verdict": 0}]),
+    ]
+    paths = []
+    for number, (runs, verdicts) in enumerate(batches):
+        paths.append(tmp_path / f"batch{number}.json")
+        paths[-1].write_text(json.dumps({"runs": runs, "verdicts": verdicts}))
+    runs, verdicts = noise_study.combined(paths)
+    summary = noise_study.summarize(runs, verdicts)
+    assert summary["runs"] == 2 and summary["spread_max"] == 2.0
+    # The track's 2x is not a time row's: the time rows' worst is the 1/1.3 run.
+    assert summary["time_rows"]["max"] == pytest.approx(1.3)
+    assert summary["time_rows"]["above_1.25"] == ["a.A.time_x('cpu',)"]
+    assert summary["gate"]["first_passes_failing"] == 1
+    assert noise_study.per_row(runs)["a.A.track_gbps('cpu',)"] == [2.0, 1.0]
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(BadInput, match="not a noise_study --out file"):
+        noise_study.combined([tmp_path / "bad.json"])
+
+
+def test_the_noise_study_measures_the_gates_rows_less_the_counts():
+    from benchmarks._harness import tiers
+    from tools.pr_gate import DEFAULT_TIERS
+    from tools.studies import noise_study
+
+    selection = re.compile(noise_study.default_selection(REPO_ROOT))
+    classes = tiers.benchmark_classes(tiers.suite_modules())
+    gated = [row for row, tier in tiers.rows(classes) if tier in DEFAULT_TIERS]
+    counts = [row for row in gated if row.startswith("bench_instructions.")]
+    timed = [row for row in gated if not row.startswith("bench_instructions.")]
+    assert counts and timed
+    assert not [row for row in counts if selection.search(row)]
+    assert all(selection.search(row) for row in timed)
 
 
 def test_the_published_regressions_see_a_2_percent_count_rise_and_not_time_noise():

@@ -47,7 +47,7 @@ from tools.common import (
     run_main,
 )
 from tools.explain import explain_time, grown_functions
-from tools.pr_gate import COUNT_UNIT, Gate
+from tools.pr_gate import CONFIRMING_ROUNDS, COUNT_UNIT, Gate
 from tools.results_branch import DEFAULT_BRANCH, Outbox, ResultsBranch
 from tools.steps import Step, contains, latest_value, published_steps
 
@@ -83,9 +83,7 @@ class Triage:
         register_machine(scratch)
         gate = Gate(self.repo, first, second, 1 + step.threshold, scratch)
         try:
-            # Four rounds a side: enough samples for asv's significance test, and one slow
-            # process cannot decide it.
-            status = gate.continuous("--bench", row_selection(step.label), "-a", "rounds=4")
+            status = gate.continuous("--bench", row_selection(step.label), *CONFIRMING_ROUNDS)
             if status not in (0, 1):
                 raise ExternalFailure(f"asv continuous exited {status} measuring {step.label}")
             rows = [row for row in gate.rows() if row.label == step.label]

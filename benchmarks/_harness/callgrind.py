@@ -160,10 +160,11 @@ def function_counts(dump: Path) -> FunctionCounts:
     return FunctionCounts(tuple(sorted(counts, reverse=True)), inclusive=False)
 
 
-def count_cases(cases: Iterable[CountCase]) -> dict[str, float | str]:
+def count_cases(cases: Iterable[CountCase]) -> dict[str, float | str | CountFailed]:
     """Instructions per call of every case, from one valgrind process; a case that cannot
-    run on this machine maps to the reason. With ``$TENSOROPS_CALLGRIND_DIR`` set, each
-    case's function counts are kept under it, by commit (``$ASV_COMMIT``)."""
+    run on this machine maps to the reason, one whose counting failed to a CountFailed.
+    With ``$TENSOROPS_CALLGRIND_DIR`` set, each case's function counts are kept under it,
+    by commit (``$ASV_COMMIT``)."""
     require_valgrind()
     cases = list(cases)
     root = Path(__file__).resolve().parents[2]  # the folder holding `benchmarks`
@@ -200,14 +201,23 @@ def count_cases(cases: Iterable[CountCase]) -> dict[str, float | str]:
             return {case.key: counted for case, counted in zip(cases, read, strict=True)}
 
 
-def read_outcome(scratch: Path, index: int, case: CountCase) -> float | str:
-    """The count of case ``index`` (its functions kept), or why it cannot run here."""
+@dataclass(frozen=True)
+class CountFailed:
+    """A case whose counting child raised or died: its row fails, the others are counted
+    (each case has a child of its own, so one crash costs one count)."""
+
+    why: str
+
+
+def read_outcome(scratch: Path, index: int, case: CountCase) -> float | str | CountFailed:
+    """The count of case ``index`` (its functions kept), why it cannot run here, or why
+    counting it failed."""
     written = scratch / "outcomes" / str(index)
     if not written.exists():
-        raise RuntimeError(f"callgrind counting of {case.key} ended without an outcome")
+        return CountFailed(f"callgrind counting of {case.key} ended without an outcome")
     outcome = json.loads(written.read_text())
     if "error" in outcome:
-        raise RuntimeError(f"callgrind counting of {case.key} failed: {outcome['error']}")
+        return CountFailed(f"callgrind counting of {case.key} failed: {outcome['error']}")
     if "skip" in outcome:
         return outcome["skip"]
     functions = function_counts(scratch / f"callgrind.{outcome['pid']}.1")

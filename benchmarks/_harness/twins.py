@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .base import OpBenchmark
-from .callgrind import CountCase, count_cases
+from .callgrind import CountCase, CountFailed, count_cases
 from .devices import DEVICES
 from .tiers import benchmark_classes, declared_tier, row_label, tier_of
 
@@ -107,6 +107,8 @@ class Counted:
         counted = counts.get(case.key, "not counted in this commit's valgrind run")
         if isinstance(counted, str):
             raise NotImplementedError(counted)
+        if isinstance(counted, CountFailed):  # this row fails, as a benchmark that raised
+            raise RuntimeError(counted.why)
         return counted
 
 

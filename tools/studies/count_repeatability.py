@@ -7,8 +7,9 @@ worst relative difference between the two counts of a case.
 
 The working tree is counted (the suites' cases as they stand). ``--compiled`` also times
 counting the compiled variants the twins leave out (each compiles inductor's code in its
-child), in one more process. Run it on an otherwise idle machine for the times; the
-counts do not depend on it.
+child), in one more process; with ``--processes 1`` it times that against one process of
+every twin, side by side, without the repeatability. Run it on an otherwise idle machine
+for the times; the counts do not depend on it.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ def compiled_cost(count_cases) -> dict:
     started = time.monotonic()
     counted = count_cases(sorted(cases, key=lambda case: case.key))
     seconds = round(time.monotonic() - started, 1)
-    return {"compiled_cases": len(cases), "compiled_seconds": seconds, "compiled_counts": counted}
+    shown = {
+        key: value if isinstance(value, float | str) else str(value)
+        for key, value in counted.items()
+    }
+    return {"compiled_cases": len(cases), "compiled_seconds": seconds, "compiled_counts": shown}
 
 
 def main() -> int:
@@ -51,8 +56,8 @@ def main() -> int:
     parser.add_argument("--compiled", action="store_true", help="time the compiled cases too")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
-    if args.processes < 2:
-        raise BadInput("--processes must be at least 2: a difference needs two counts")
+    if args.processes < (1 if args.compiled else 2):
+        raise BadInput("--processes must be at least 2 (1 with --compiled): a difference needs two")
     from benchmarks import bench_instructions
     from benchmarks._harness.callgrind import count_cases
     from benchmarks._harness.twins import selected_cases
@@ -67,16 +72,20 @@ def main() -> int:
     spread = {
         key: max(run[key] for run in runs) / min(run[key] for run in runs) - 1 for key in counted
     }
-    worst = max(spread, key=spread.get)
+    worst = max(spread, key=spread.get) if len(runs) > 1 else None
     figures = {
         **(compiled_cost(count_cases) if args.compiled else {}),
         "cases": len(cases),
         "counted": len(counted),
         "skipped": {key: value for key, value in runs[0].items() if isinstance(value, str)},
+        "failed": {
+            key: str(value)
+            for key, value in runs[0].items()
+            if key not in counted and not isinstance(value, str)
+        },
         "seconds_per_process": seconds,
-        "worst_case": worst,
-        "worst_relative_difference": spread[worst],
-        "counts": runs[0],
+        **({"worst_case": worst, "worst_relative_difference": spread[worst]} if worst else {}),
+        "counts": {key: value for key, value in runs[0].items() if key in counted},
     }
     print(json.dumps({k: v for k, v in figures.items() if k != "counts"}, indent=1))
     if args.out:

@@ -6,12 +6,13 @@ hit rate and false-alarm count, measured on rows chosen at random.
 
 Each try picks an op at random, then one of its CPU rows of the target (``--op`` fixes the op),
 and in a temporary clone of HEAD makes seven commits: a base, an empty (no-op) commit, two
-fillers, the plant, and two more fillers. The plant goes at the top of the row's variant
-function (found by its ``@variant`` decorator), sized from the row's own cost measured
-first:
+fillers, the plant, and two more fillers. The plant goes into the row's variant function (found
+by its ``@variant`` decorator), sized from the row's own cost:
 
-- ``time`` (default 1.3): a busy wait of ``slowdown - 1`` of the call's time, measured
-  with the harness and torch.utils.benchmark;
+- ``time`` (default 1.3): a decorator that makes every call of the variant busy-wait
+  ``slowdown - 1`` of that call's own duration, so the plant is the same ratio in a slow
+  process as in a fast one, like code that does more work (a training row's plant, in its
+  forward, is scaled by the step's time over the forward's, measured first);
 - ``instructions`` (default 1.02): straight-line statements worth ``slowdown - 1`` of the
   case's instruction count, both counts callgrind's (the gate counts the selected row's
   case only: tools.common.bench_selection).
@@ -31,6 +32,7 @@ import random
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,7 +57,32 @@ DEFAULTS = {"time": 1.3, "instructions": 1.02}
 # instructions, was 2% of a small case by itself).
 PLANTED_LINE = "_planted = None\n"
 CALIBRATION_LINES = (1_000, 3_000)
-WAIT = "_until = time.perf_counter() + {seconds!r}\nwhile time.perf_counter() < _until:\n    pass\n"
+# The time plant. A fixed wait sized from a measurement in this process was a different
+# ratio in asv's: a row that ran 2.5x slower in one comparison's processes read a 1.3x
+# plant as 1.2 (docs/measurement.md, "Is a planted slowdown caught?").
+SLOWED_BY = "_planted_slowdown"
+SLOWING_DECORATOR = f"""
+import functools as _functools
+import time as _time
+
+
+def {SLOWED_BY}(fraction):
+    \"\"\"detection_power's plant: each call busy-waits ``fraction`` of its own time.\"\"\"
+
+    def wrap(function):
+        @_functools.wraps(function)
+        def slowed(*args, **kwargs):
+            begun = _time.perf_counter()
+            result = function(*args, **kwargs)
+            until = _time.perf_counter() + fraction * (_time.perf_counter() - begun)
+            while _time.perf_counter() < until:
+                pass
+            return result
+
+        return slowed
+
+    return wrap
+"""
 
 
 @dataclass(frozen=True)
@@ -109,9 +136,19 @@ def spec(case) -> dict:
     return {"device": "cpu", "dtype": case.dtype, "layout": case.layout, "shape": case.shape}
 
 
-def variant_source(op: str, variant: str) -> tuple[Path, int] | None:
-    """The file of the function registered as ``@variant(op, variant)`` and the line its
-    body starts on (after the docstring); None for a variant made by a helper."""
+@dataclass(frozen=True)
+class Source:
+    """Where a variant function is: its file, its ``def`` line and its body's first line
+    (after the docstring)."""
+
+    path: Path
+    def_line: int
+    body_line: int
+
+
+def variant_source(op: str, variant: str) -> Source | None:
+    """The function registered as ``@variant(op, variant)``; None for a variant made by a
+    helper."""
     import tensorops
 
     for module in Path(tensorops.__file__).parent.glob("*.py"):
@@ -126,42 +163,56 @@ def variant_source(op: str, variant: str) -> tuple[Path, int] | None:
                     and [getattr(a, "value", None) for a in decorator.args[:2]] == [op, variant]
                 ):
                     first = node.body[1] if ast.get_docstring(node) else node.body[0]
-                    return Path("src") / "tensorops" / module.name, first.lineno
+                    path = Path("src") / "tensorops" / module.name
+                    return Source(path, node.lineno, first.lineno)
     return None
 
 
-def plant(repo: Path, row: Row, lines: str, module: str | None) -> None:
-    """``lines`` at the top of the row's variant function, ``import module`` on top."""
-    relative, line = variant_source(row.op, row.variant)
+def insert_lines(repo: Path, relative: Path, line: int, lines: str, indent: str) -> None:
+    """``lines``, indented, before line number ``line`` of ``relative``."""
     source = repo / relative
     text = source.read_text().splitlines(keepends=True)
-    body = "".join(f"    {line}" if line.strip() else line for line in lines.splitlines(True))
-    text.insert(line - 1, body)
-    planted = "".join(text)
-    if module is None:
-        source.write_text(planted)
-        return
-    if "\nimport torch\n" not in planted:
-        raise BadInput(f"{relative} has no `import torch` line to put `import {module}` by")
-    source.write_text(planted.replace("\nimport torch\n", f"\nimport {module}\nimport torch\n", 1))
+    text.insert(line - 1, "".join(indent + x if x.strip() else x for x in lines.splitlines(True)))
+    source.write_text("".join(text))
 
 
-def seconds_per_call(row: Row) -> float:
+def plant_statements(repo: Path, row: Row, lines: str) -> None:
+    """``lines`` at the top of the row's variant function's body."""
+    where = variant_source(row.op, row.variant)
+    insert_lines(repo, where.path, where.body_line, lines, "    ")
+
+
+def plant_slowdown(repo: Path, row: Row, fraction: float) -> None:
+    """The row's variant function decorated to busy-wait ``fraction`` of each call's time,
+    the decorator defined after the module's ``import torch``."""
+    where = variant_source(row.op, row.variant)
+    insert_lines(repo, where.path, where.def_line, f"@{SLOWED_BY}({fraction!r})\n", "")
+    source = repo / where.path
+    text = source.read_text()
+    if "\nimport torch\n" not in text:
+        raise BadInput(f"{where.path} has no `import torch` line to define the plant by")
+    source.write_text(text.replace("\nimport torch\n", f"\nimport torch\n{SLOWING_DECORATOR}", 1))
+
+
+def seconds_per_call(row: Row, backward: bool) -> float:
     from benchmarks._harness.controls import controlled, controls_from_env
     from benchmarks._harness.measure import measure_seconds
     from benchmarks._harness.prepare import prepare
 
     with controlled(controls_from_env()) as controls:
-        prepared = prepare(row.op, row.variant, backward=row.backward, **row.spec)
+        prepared = prepare(row.op, row.variant, backward=backward, **row.spec)
         return measure_seconds(prepared.call, controls.threads, min_run_time=1.0)
 
 
-def planted_lines(target: str, row: Row, slowdown: float) -> tuple[str, str | None]:
-    """The lines of the plant and the module they import, sized from the row's cost."""
+def planter(target: str, row: Row, slowdown: float) -> Callable[[Path], None]:
+    """What plants ``slowdown`` in a clone, sized from the row's cost."""
     if target == "time":
-        extra = (slowdown - 1.0) * seconds_per_call(row)
-        print(f"plant: {row.label}: {extra * 1e3:.3f} ms of busy waiting per call")
-        return WAIT.format(seconds=extra), "time"
+        fraction = slowdown - 1.0
+        if row.backward:  # the plant slows the forward only: scale it to the whole step
+            fraction *= seconds_per_call(row, True) / seconds_per_call(row, False)
+        fraction = round(fraction, 6)
+        print(f"plant: {row.label}: each call of the variant waits {fraction} of its time")
+        return functools.partial(plant_slowdown, row=row, fraction=fraction)
     from benchmarks._harness.callgrind import CountCase, count_cases
 
     case = CountCase(
@@ -174,7 +225,7 @@ def planted_lines(target: str, row: Row, slowdown: float) -> tuple[str, str | No
         f"plant: {row.label}: {counted:,.0f} instructions per call, {per_line:.2f} per "
         f"planted line, {lines} lines"
     )
-    return PLANTED_LINE * lines, None
+    return functools.partial(plant_statements, row=row, lines=PLANTED_LINE * lines)
 
 
 @functools.cache
@@ -197,12 +248,12 @@ def make_history(workdir: Path, target: str, row: Row, slowdown: float) -> dict[
     (workdir / "env").mkdir(exist_ok=True)  # asv's environment: built once, for every try
     (repo / ".asv").mkdir(exist_ok=True)
     (repo / ".asv" / "env").symlink_to(workdir / "env")
-    lines, module = planted_lines(target, row, slowdown)
+    plant = planter(target, row, slowdown)
     identity = ["-c", "user.name=detection", "-c", "user.email=detection@example.invalid"]
     commits = {"base": git("rev-parse", "HEAD", cwd=repo)}
     for name in ("noop", "filler1", "filler2", "plant", "filler3", "filler4"):
         if name == "plant":
-            plant(repo, row, lines, module)
+            plant(repo)
             git("add", "-A", cwd=repo)
         git(*identity, "commit", "--quiet", "--allow-empty", "-m", name, cwd=repo)
         commits[name] = git("rev-parse", "HEAD", cwd=repo)

@@ -7,7 +7,13 @@ rule (ratio beyond the factor *and* a statistically significant difference) woul
 it, at each candidate factor; and it records the gate's verdict at ``--factor`` after
 confirming what the first pass flagged. Every failing verdict is a false alarm.
 
+By default it measures what the gate measures by default (the ``pr`` tier) less the
+instruction counts, which are deterministic (``count_repeatability`` shows it). Runs made
+in batches hours apart are summarized together with ``--combine``, and the summary gives
+the time_ rows their own spread and every row its distribution over the runs.
+
     python -m tools.studies.noise_study --runs 3 [--factor 1.3] [--bench REGEX] [--out noise.json]
+    python -m tools.studies.noise_study --combine batch1.json batch2.json [--out all.json]
 """
 
 from __future__ import annotations
@@ -28,8 +34,9 @@ from tools.common import (
     git,
     register_machine,
     run_main,
+    tier_selection,
 )
-from tools.pr_gate import DEFAULT_FACTOR, Gate
+from tools.pr_gate import DEFAULT_FACTOR, DEFAULT_TIERS, Gate
 
 MACHINE = "noise-study"
 FACTORS = (1.05, 1.10, 1.15, 1.20, 1.25, 1.30, 1.50)
@@ -70,16 +77,50 @@ def worst_spreads(runs: list[list[dict]]) -> dict[str, float]:
     return worst
 
 
+def spread(row: dict) -> float:
+    return max(row["ratio"], 1 / row["ratio"])
+
+
+def spread_figures(spreads: list[float]) -> dict[str, float]:
+    """Median, 95th percentile and maximum of no-op spreads."""
+    if not spreads:
+        return {}
+    p95 = statistics.quantiles(spreads, n=20, method="inclusive")[-1] if spreads[1:] else spreads[0]
+    return {"median": statistics.median(spreads), "p95": p95, "max": max(spreads)}
+
+
+def per_row(runs: list[list[dict]]) -> dict[str, list[float]]:
+    """Every row's ratios, one per run, as ``name(params)``."""
+    ratios: dict[str, list[float]] = {}
+    for rows in runs:
+        for row in rows:
+            ratios.setdefault(f"{row['benchmark']}{row['params']}", []).append(row["ratio"])
+    return dict(sorted(ratios.items()))
+
+
+def is_time_row(row: dict) -> bool:
+    return row["benchmark"].split(".")[-1].startswith("time_")
+
+
 def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
-    spreads = [max(row["ratio"], 1 / row["ratio"]) for rows in runs for row in rows]
+    spreads = [spread(row) for rows in runs for row in rows]
     return {
         "runs": len(runs),
         "comparisons": len(spreads),
         "spread_median": statistics.median(spreads),
-        "spread_p95": statistics.quantiles(spreads, n=20, method="inclusive")[-1]
-        if len(spreads) > 1
-        else spreads[0],
+        "spread_p95": spread_figures(spreads)["p95"],
         "spread_max": max(spreads),
+        "time_rows": {
+            **spread_figures([spread(r) for rows in runs for r in rows if is_time_row(r)]),
+            "above_1.25": sorted(
+                {
+                    f"{r['benchmark']}{r['params']}"
+                    for rows in runs
+                    for r in rows
+                    if is_time_row(r) and spread(r) > 1.25
+                }
+            ),
+        },
         "flags_per_factor": {
             str(factor): sum(factor in row["flagged_at"] for rows in runs for row in rows)
             for factor in FACTORS
@@ -99,6 +140,12 @@ def result_files(repo: Path) -> list[Path]:
     return [path for path in folder.glob("*.json") if path.name != "machine.json"]
 
 
+def default_selection(repo: Path) -> str:
+    """The gate's default rows less the instruction counts."""
+    regex, _ = tier_selection(repo, DEFAULT_TIERS)
+    return r"^(?!bench_instructions\.)" + regex.removeprefix("^")
+
+
 def measure(runs: int, factor: float, bench: str | None, workdir: Path):
     repo = workdir / "repo"
     git("clone", "--quiet", str(REPO_ROOT), str(repo), cwd=workdir)
@@ -116,7 +163,7 @@ def measure(runs: int, factor: float, bench: str | None, workdir: Path):
     )
     register_machine(MACHINE)
     gate = Gate(repo, "HEAD~1", "HEAD", factor, MACHINE)
-    selection = ["--bench", bench] if bench else []
+    selection = ["--bench", bench or default_selection(repo)]
     rows, verdicts = [], []
     for number in range(runs):
         first_pass = gate.continuous(*selection)
@@ -141,18 +188,40 @@ def main() -> int:
         default=DEFAULT_FACTOR,
         help=f"the gate's factor (default {DEFAULT_FACTOR}, the gate's default)",
     )
-    parser.add_argument("--bench", help="asv --bench regex (default: every suite)")
+    parser.add_argument(
+        "--bench", help="asv --bench regex (default: the gate's pr tier, counts left out)"
+    )
+    parser.add_argument(
+        "--combine", type=Path, nargs="+", help="summarize earlier --out files, measure nothing"
+    )
     parser.add_argument("--out", type=Path, help="write every row and the summary as JSON")
     args = parser.parse_args()
     if args.runs < 1:
         raise BadInput("--runs must be at least 1")
-    with tempfile.TemporaryDirectory(prefix="noise-study-") as workdir:
-        runs, verdicts = measure(args.runs, args.factor, args.bench, Path(workdir))
+    if args.combine:
+        runs, verdicts = combined(args.combine)
+    else:
+        with tempfile.TemporaryDirectory(prefix="noise-study-") as workdir:
+            runs, verdicts = measure(args.runs, args.factor, args.bench, Path(workdir))
     summary = summarize(runs, verdicts)
     print(json.dumps(summary, indent=1))
     if args.out:
-        args.out.write_text(json.dumps({"summary": summary, "runs": runs}, indent=1))
+        saved = {"summary": summary, "runs": runs, "verdicts": verdicts, "rows": per_row(runs)}
+        args.out.write_text(json.dumps(saved, indent=1))
     return 0
+
+
+def combined(paths: list[Path]) -> tuple[list[list[dict]], list[dict]]:
+    """The runs and verdicts of earlier ``--out`` files, in order."""
+    runs, verdicts = [], []
+    for path in paths:
+        try:
+            saved = json.loads(path.read_text())
+            runs += saved["runs"]
+            verdicts += saved.get("verdicts") or saved["summary"]["gate"]["runs"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise BadInput(f"{path}: not a noise_study --out file ({error})") from None
+    return runs, verdicts
 
 
 if __name__ == "__main__":

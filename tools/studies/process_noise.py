@@ -1,6 +1,7 @@
 """Why is one benchmark process slower than another? Per process, what could differ.
 
     python -m tools.studies.process_noise [--processes 8] [--calls 15] [--case OP/VARIANT/DTYPE ...]
+        [--out FILE]
 
 Each case is run in ``--processes`` fresh processes forked from one server that imported
 torch and the harness first, as asv's forkserver does, once with glibc's malloc as the
@@ -23,14 +24,18 @@ from pathlib import Path
 
 from tools.common import REPO_ROOT, ArgumentParser, BadInput, run_main
 
+# The rows whose no-op ratios were widest: the memory-bound bfloat16 rows of the NLP shape
+# (docs/measurement.md, "Choosing the factor") and the three the detection runs missed.
 DEFAULT_CASES = [
     "silu/manual/bfloat16",
     "gelu/manual_erf/bfloat16",
     "softmax/manual/bfloat16",
     "layer_norm/manual/float32",
     "logsumexp/functional/float32",
+    "scatter_add/index_put_accumulate/float32",
+    "gather/flat_take/float32",
 ]
-SHAPE = (32, 512, 768)  # the NLP shape of the suites
+REFERENCE_BYTES = 64 * 2**20
 
 # One process per case, forked from a server that has imported torch and the harness.
 WORKER = """
@@ -41,7 +46,18 @@ class Mallinfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks",
                 "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
 
-def measure(op, variant, dtype, calls, queue):
+def reference_gbps(nbytes):
+    import torch
+    source = torch.ones(nbytes // 4)
+    target = torch.empty_like(source)
+    times = []
+    for _ in range(7):
+        begun = time.perf_counter()
+        target.copy_(source)
+        times.append(time.perf_counter() - begun)
+    return 2 * nbytes / statistics.median(times[2:]) / 1e9
+
+def measure(op, variant, dtype, backward, calls, queue):
     import torch
     from benchmarks._harness import allocator
     from benchmarks._harness.controls import controlled, controls_from_env
@@ -50,13 +66,14 @@ def measure(op, variant, dtype, calls, queue):
     libc.mallinfo2.restype = Mallinfo2
     with controlled(controls_from_env()):
         prepared = prepare(op, variant, device="cpu", shape=tuple(json.loads(sys.argv[3])),
-                           dtype=dtype)
+                           dtype=dtype, backward=backward)
         faults, times = allocator.page_faults(), []
         for _ in range(calls):
             begun = time.perf_counter()
             prepared.call()
             times.append(time.perf_counter() - begun)
         faults = (allocator.page_faults() - faults) / calls
+        reference = reference_gbps(int(sys.argv[7]))
     info = libc.mallinfo2()
     huge = sum(int(line.split()[1]) for line in open("/proc/self/smaps_rollup")
                if line.startswith("AnonHugePages"))
@@ -64,7 +81,7 @@ def measure(op, variant, dtype, calls, queue):
                "mapped_mib": info.hblkhd / 2**20, "heap_mib": info.arena / 2**20,
                "huge_kib": huge, "cpu": int(open("/proc/self/stat").read().split()[38]),
                "isa": torch.backends.cpu.get_cpu_capability(),
-               "warm_up_calls": prepared.warm_up_calls})
+               "warm_up_calls": prepared.warm_up_calls, "reference_gbps": reference})
 
 if __name__ == "__main__":
     context = mp.get_context("forkserver")
@@ -72,14 +89,32 @@ if __name__ == "__main__":
     op, variant, dtype = sys.argv[2].split("/")
     for _ in range(int(sys.argv[4])):
         queue = context.Queue()
-        child = context.Process(target=measure, args=(op, variant, dtype, int(sys.argv[5]), queue))
+        child = context.Process(
+            target=measure,
+            args=(op, variant, dtype, sys.argv[6] == "1", int(sys.argv[5]), queue),
+        )
         child.start()
         print(json.dumps(queue.get()), flush=True)
         child.join()
 """
 
 
+def nightly_row(case: str):
+    """The default suite's CPU time row of ``OP/VARIANT/DTYPE`` (its first shape)."""
+    from tools.studies.detection_power import time_rows
+
+    try:
+        op, variant, dtype = case.split("/")
+    except ValueError:
+        raise BadInput(f"{case!r}: a case is OP/VARIANT/DTYPE") from None
+    for row in time_rows():
+        if (row.op, row.variant, row.spec["dtype"]) == (op, variant, dtype):
+            return row
+    raise BadInput(f"{case!r}: no CPU time row of the default suite measures it")
+
+
 def processes(case: str, allocator: str, count: int, calls: int) -> list[dict]:
+    row = nightly_row(case)
     env = {
         **os.environ,
         "TENSOROPS_ALLOCATOR": allocator,
@@ -93,9 +128,11 @@ def processes(case: str, allocator: str, count: int, calls: int) -> list[dict]:
             WORKER,
             str(REPO_ROOT),
             case,
-            json.dumps(SHAPE),
+            json.dumps(row.spec["shape"]),
             str(count),
             str(calls),
+            "1" if row.backward else "0",
+            str(REFERENCE_BYTES),
         ],
         capture_output=True,
         text=True,
@@ -110,20 +147,22 @@ def processes(case: str, allocator: str, count: int, calls: int) -> list[dict]:
 def table(rows: list[tuple[str, str, list[dict]]]) -> str:
     lines = [
         "| case | malloc | ms per call, each process | median | page faults per timed call "
-        "| mapped MiB | heap MiB | huge pages KiB | CPUs | ISA |",
-        "|---|---|---|---:|---|---:|---:|---:|---|---|",
+        "| mapped MiB | heap MiB | huge pages KiB | CPUs | ISA | reference copy GB/s, each |",
+        "|---|---|---|---:|---|---:|---:|---:|---|---|---|",
     ]
     for case, allocator, measured in rows:
         times = [p["ms"] for p in measured]
         each = ", ".join(f"{t:.1f}" for t in times)
         faults = ", ".join(str(round(p["faults"])) for p in measured)
+        references = ", ".join(f"{p['reference_gbps']:.1f}" for p in measured)
         lines.append(
             f"| {case} | {allocator} | {each} | {statistics.median(times):.1f} | {faults} "
             f"| {statistics.median(p['mapped_mib'] for p in measured):.0f} "
             f"| {statistics.median(p['heap_mib'] for p in measured):.0f} "
             f"| {max(p['huge_kib'] for p in measured)} "
             f"| {','.join(sorted({str(p['cpu']) for p in measured}))} "
-            f"| {','.join(sorted({p['isa'] for p in measured}))} |"
+            f"| {','.join(sorted({p['isa'] for p in measured}))} "
+            f"| {references} |"
         )
     return "\n".join(lines)
 
