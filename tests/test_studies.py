@@ -252,3 +252,44 @@ def test_count_repeatability_needs_two_processes():
         text=True,
     )
     assert done.returncode == 4 and "at least 2" in done.stderr
+
+
+def test_process_noise_records_each_process_under_both_allocator_settings(tmp_path):
+    """A real run, one process per setting: the study forks its measuring processes from a
+    forkserver, which found no function to run when the worker was `python -c` code."""
+    out = tmp_path / "processes.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.studies.process_noise",
+            "--processes",
+            "1",
+            "--calls",
+            "2",
+            "--case",
+            "rms_norm/manual/float32",
+            "--out",
+            str(out),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "| rms_norm/manual/float32 | glibc |" in done.stdout
+    assert "| rms_norm/manual/float32 | fixed |" in done.stdout
+    records = json.loads(out.read_text())
+    assert [r["malloc"] for r in records] == ["glibc", "fixed"]
+    for record in records:
+        (measured,) = record["processes"]
+        assert measured["ms"] > 0 and measured["reference_gbps"] > 0 and measured["isa"]
+    bad = subprocess.run(
+        [sys.executable, "-m", "tools.studies.process_noise", "--case", "rms_norm/manual"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 4 and "a case is OP/VARIANT/DTYPE" in bad.stderr
