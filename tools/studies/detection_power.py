@@ -186,11 +186,11 @@ def plant_slowdown(repo: Path, row: Row, fraction: float) -> None:
     """The row's variant function decorated to busy-wait ``fraction`` of each call's time,
     the decorator defined after the module's ``import torch``."""
     where = variant_source(row.op, row.variant)
-    insert_lines(repo, where.path, where.def_line, f"@{SLOWED_BY}({fraction!r})\n", "")
     source = repo / where.path
-    text = source.read_text()
-    if "\nimport torch\n" not in text:
+    if "\nimport torch\n" not in source.read_text():  # checked before the file is touched
         raise BadInput(f"{where.path} has no `import torch` line to define the plant by")
+    insert_lines(repo, where.path, where.def_line, f"@{SLOWED_BY}({fraction!r})\n", "")
+    text = source.read_text()
     source.write_text(text.replace("\nimport torch\n", f"\nimport torch\n{SLOWING_DECORATOR}", 1))
 
 

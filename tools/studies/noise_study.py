@@ -72,8 +72,7 @@ def worst_spreads(runs: list[list[dict]]) -> dict[str, float]:
     worst: dict[str, float] = {}
     for rows in runs:
         for row in rows:
-            spread = max(row["ratio"], 1 / row["ratio"])
-            worst[row["benchmark"]] = max(worst.get(row["benchmark"], 1.0), spread)
+            worst[row["benchmark"]] = max(worst.get(row["benchmark"], 1.0), spread(row))
     return worst
 
 
@@ -104,12 +103,13 @@ def is_time_row(row: dict) -> bool:
 
 def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
     spreads = [spread(row) for rows in runs for row in rows]
+    overall = spread_figures(spreads)
     return {
         "runs": len(runs),
         "comparisons": len(spreads),
-        "spread_median": statistics.median(spreads),
-        "spread_p95": spread_figures(spreads)["p95"],
-        "spread_max": max(spreads),
+        "spread_median": overall["median"],
+        "spread_p95": overall["p95"],
+        "spread_max": overall["max"],
         "time_rows": {
             **spread_figures([spread(r) for rows in runs for r in rows if is_time_row(r)]),
             "above_1.25": sorted(
