@@ -212,6 +212,7 @@ CI_SCRIPTS = [
     "studies.timer_crosscheck",
     "studies.detection_power",
     "studies.gpu_check",
+    "studies.late_faults",
 ]
 
 

@@ -86,6 +86,20 @@ def test_warm_up_stops_once_calls_settle():
     assert calls == 3
 
 
+def test_warm_up_waits_for_two_calls_without_a_page_fault(monkeypatch):
+    """The first and third calls take fresh pages (an allocator whose free blocks settle
+    only after a few calls): one quiet call in between does not end the warm-up."""
+    faults = {"count": 0, "calls": 0}
+
+    def call():
+        time.sleep(0.005)  # steady calls: only the faults keep the warm-up going
+        faults["calls"] += 1
+        faults["count"] += 100 if faults["calls"] in (1, 3) else 0
+
+    monkeypatch.setattr(warmup, "page_faults", lambda: faults["count"])
+    assert warmup.warm_up(call, lambda: None, max_calls=10, max_seconds=60) == 5
+
+
 def test_warm_up_is_bounded_by_count():
     # Every call is twice as fast as the one before: it never settles by itself.
     durations = [0.016 / 2**i for i in range(10)]

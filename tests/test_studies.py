@@ -293,3 +293,38 @@ def test_process_noise_records_each_process_under_both_allocator_settings(tmp_pa
         timeout=120,
     )
     assert bad.returncode == 4 and "a case is OP/VARIANT/DTYPE" in bad.stderr
+
+
+def test_late_faults_counts_each_timed_call_of_the_rows_it_is_given():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.studies.late_faults",
+            "--calls",
+            "3",
+            "--rows",
+            r"Silu\.time_silu\('cpu', 'float32'.*'manual'",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^late_faults: [01] of 1 rows faulted after the warm-up$", done.stdout, re.M)
+    for line in done.stdout.splitlines()[:-1]:  # a row that faulted: its three calls' counts
+        assert re.fullmatch(r".*time_silu\(.*\): \[\d+, \d+, \d+\]", line), line
+    for args, message in (
+        (["--rows", "("], "is not a valid regex"),
+        (["--rows", "NoSuchRow"], "matches no CPU time row"),
+        (["--calls", "0"], "must be at least 1"),
+    ):
+        bad = subprocess.run(
+            [sys.executable, "-m", "tools.studies.late_faults", *args],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert bad.returncode == 4 and message in bad.stderr, bad.stderr

@@ -7,16 +7,26 @@ exactly one; otherwise the candidates are listed. ``asv find`` then bisects GOOD
 (GOOD included) on that benchmark, and the verdict names the guilty commit with its
 subject and the times before and after it, for the parameter combination that moved most.
 
-``asv find`` assumes one step change in the range; a range with several, or noise larger
-than the step, can name the wrong commit. It follows the largest step of any measured
-parameter combination, so a noisy combination elsewhere can mislead it: ``--params``
-narrows the benchmark to the combinations it matches, e.g. ``"'cpu', 'float32'"``.
+``asv find`` assumes one step change in the range, and it follows single measurements: one
+slow process can make it name the wrong commit. So a wall-time verdict is checked. The row
+that moved most from GOOD to BAD is measured again at both ends, interleaved, in four
+processes a side (the PR gate's confirming pass); then the named commit against its parent
+the same way. If that step is not slower, significantly, by the square root of the whole
+(the guilty commit carries most of it), the range is bisected again with such interleaved
+pairs, each middle commit against the last one known good. Instruction counts are
+deterministic, so their verdict is asv find's; so is that of ``--invert`` (a speed-up, the
+rarer search). A rate (GB/s, % of peak) is searched for a fall. ``--params`` narrows the
+benchmark to the combinations it matches, e.g. ``"'cpu', 'float32'"``.
+
+Exit status: 0 a commit named, 3 asv or git failed, 4 bad input (an unknown commit or
+benchmark, GOOD not an ancestor of BAD, or no slowdown from GOOD to BAD measured again).
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +38,7 @@ from tools.common import (
     ArgumentParser,
     BadInput,
     ExternalFailure,
+    Row,
     append_step_summary,
     asv_environment,
     asv_executable,
@@ -36,11 +47,14 @@ from tools.common import (
     discovered_units,
     first_parent_commits,
     git,
+    higher_is_better,
     register_machine,
     repo_root,
     resolve_commit,
+    row_selection,
     run_main,
 )
+from tools.pr_gate import CONFIRMING_ROUNDS, COUNT_UNIT, DEFAULT_FACTOR, Gate
 
 FOUND = re.compile(r"Greatest (?:regression|improvement) found: ([0-9a-f]{7,40})")
 
@@ -139,22 +153,88 @@ def bisect(
     return Bisection(oldest_first[index], oldest_first[index - 1], builds)
 
 
-def verdict(repo: Path, machine: str, benchmark: str, unit: str, guilty: str, parent: str) -> str:
-    """The guilty commit, and the row of the benchmark that got worst across it."""
-    rows = [
-        row
-        for row in compare(repo / RESULTS_DIR, machine, parent, guilty, {benchmark: unit})
-        if row.benchmark == benchmark
-    ]
-    subject = git("log", "-1", "--format=%s", guilty, cwd=repo)
-    lines = [f"guilty commit: {guilty[:12]} {subject!r}"]
-    if rows:
-        worst = max(rows, key=lambda row: row.slowdown)
+SCRATCH_SUFFIX = "-pairs"  # an interleaved pair's results: measured, then thrown away
+
+
+def measure_pair(repo: Path, machine: str, label: str, first: str, second: str) -> Row | None:
+    """The row ``label`` at two commits, measured again interleaved by the PR gate's
+    confirming pass, on a scratch machine name whose results are thrown away."""
+    scratch = machine + SCRATCH_SUFFIX
+    register_machine(scratch)
+    # The factor sets only asv's own exit status, which is read as "measured" either way.
+    gate = Gate(repo, first, second, DEFAULT_FACTOR, scratch)
+    try:
+        status = gate.continuous("--bench", row_selection(label), *CONFIRMING_ROUNDS)
+        if status not in (0, 1):
+            raise ExternalFailure(f"asv continuous exited {status} measuring {label}")
+        rows = [row for row in gate.rows() if row.label == label]
+    finally:
+        shutil.rmtree(repo / RESULTS_DIR / scratch, ignore_errors=True)
+    return rows[0] if rows else None
+
+
+def pair_search(
+    repo: Path, machine: str, label: str, good: str, bad: str, bar: float
+) -> tuple[Bisection, Row | None]:
+    """Bisect GOOD..BAD with interleaved pairs against the last commit known good: a middle
+    commit is "after" when it is ``bar`` times slower. The verdict, and its row measured
+    against its parent."""
+    commits = find_range(repo, good, bad)[1][::-1]
+    lo, hi, built, measured = 0, len(commits) - 1, set(), {}
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        row = measure_pair(repo, machine, label, commits[lo], commits[mid])
+        built |= {commits[lo], commits[mid]}
+        measured[lo, mid] = row
+        if row is not None and row.slowdown >= bar:
+            hi = mid
+        else:
+            lo = mid
+    if (hi - 1, hi) in measured:
+        row = measured[hi - 1, hi]
+    else:
+        row = measure_pair(repo, machine, label, commits[hi - 1], commits[hi])
+    return Bisection(commits[hi], commits[hi - 1], len(built | {commits[hi - 1]})), row
+
+
+def checked(
+    repo: Path, machine: str, label: str, good: str, bad: str, found: Bisection, whole: Row
+) -> tuple[Bisection, Row | None]:
+    """asv find's verdict ``found`` on the wall-time row ``label``, whose whole step GOOD ->
+    BAD measured again is ``whole``: the named commit against its parent, interleaved,
+    must be slower, significantly, by the square root of the whole step (it carries most
+    of it). Otherwise (asv find follows single measurements, which one slow process can
+    mislead) the range is bisected again with interleaved pairs. The verdict and its row."""
+    bar = whole.slowdown**0.5
+    row = measure_pair(repo, machine, label, found.parent, found.guilty)
+    if row is not None and row.slower(bar):
+        return found, row
+    shown = f"{row.slowdown:.2f}x" if row is not None else "no result"
+    print(
+        f"bisect: asv find named {found.guilty[:12]}, which measured again is {shown} "
+        f"(below {bar:.2f}x); bisecting again with interleaved pairs",
+        flush=True,
+    )
+    again, row = pair_search(repo, machine, label, good, bad, bar)
+    return Bisection(again.guilty, again.parent, found.builds + again.builds), row
+
+
+def verdict(repo: Path, found: Bisection, row: Row | None) -> str:
+    """The guilty commit with its subject, and the row's values before and after it."""
+    subject = git("log", "-1", "--format=%s", found.guilty, cwd=repo)
+    lines = [f"guilty commit: {found.guilty[:12]} {subject!r}"]
+    if row is not None:
         lines.append(
-            f"{worst.label}: {worst.shown(worst.before)} at {parent[:12]} -> "
-            f"{worst.shown(worst.after)} at {guilty[:12]} ({worst.slowdown:.2f}x)"
+            f"{row.label}: {row.shown(row.before)} at {found.parent[:12]} -> "
+            f"{row.shown(row.after)} at {found.guilty[:12]} ({row.slowdown:.2f}x)"
         )
     return "\n".join(lines)
+
+
+def rows_across(repo: Path, machine: str, benchmark: str, unit: str, first: str, second: str):
+    """The benchmark's rows from ``first`` to ``second`` as asv find saved them."""
+    rows = compare(repo / RESULTS_DIR, machine, first, second, {benchmark: unit})
+    return [row for row in rows if row.benchmark == benchmark]
 
 
 def main() -> int:
@@ -167,7 +247,9 @@ def main() -> int:
     parser.add_argument("benchmark", help="full benchmark name, or a regex matching one")
     parser.add_argument("--machine", default="bisect", help="asv machine name")
     parser.add_argument("--params", help="regex of the parameter combinations to measure")
-    parser.add_argument("--invert", action="store_true", help="look for a speed-up instead")
+    parser.add_argument(
+        "--invert", action="store_true", help="look for a speed-up instead (not checked)"
+    )
     parser.set_defaults(asv_args=[])  # after --
     args = parser.parse_args()
     repo = repo_root()
@@ -176,10 +258,26 @@ def main() -> int:
     benchmark = resolve_benchmark(args.benchmark, sorted(units))
     register_machine(args.machine)
     selection = f"^{re.escape(benchmark)}" + (rf"\(.*{args.params}" if args.params else r"(\(|$)")
+    unit = units[benchmark]
+    # asv find follows a rise; a slowdown of a rate is a fall, and so is a speed-up of a time.
+    fall = higher_is_better(unit) != args.invert
     found = bisect(
-        repo, args.machine, good, bad, selection, invert=args.invert, asv_args=tuple(args.asv_args)
+        repo, args.machine, good, bad, selection, invert=fall, asv_args=tuple(args.asv_args)
     )
-    text = verdict(repo, args.machine, benchmark, units[benchmark], found.guilty, found.parent)
+    if unit == COUNT_UNIT or args.invert:  # asv find's own measurements are the verdict
+        moved = rows_across(repo, args.machine, benchmark, unit, found.parent, found.guilty)
+        row = max(moved, key=lambda row: row.slowdown ** (-1 if args.invert else 1), default=None)
+    else:
+        moved = rows_across(repo, args.machine, benchmark, unit, good, bad)
+        if not moved:
+            raise ExternalFailure(f"asv find left no result of {benchmark} at both ends")
+        label = max(moved, key=lambda row: row.slowdown).label
+        whole = measure_pair(repo, args.machine, label, good, bad)
+        if whole is None or not whole.slower(1.0):
+            shown = f"{whole.slowdown:.2f}x" if whole is not None else "no result"
+            raise BadInput(f"{label} is not slower at {bad[:12]} than at {good[:12]}: {shown}")
+        found, row = checked(repo, args.machine, label, good, bad, found, whole)
+    text = verdict(repo, found, row)
     print(text)
     append_step_summary(f"## Bisect: {benchmark}\n\n```\n{text}\n```")
     return 0

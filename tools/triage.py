@@ -14,7 +14,9 @@ one commit, explain it, and write the report that tools/file_issues.py files as 
    machine name; a step that does not reproduce beyond the row's threshold is dismissed
    and not reported. Instruction counts are deterministic and need no second measurement.
 3. **Bisect** a confirmed step spanning more than one commit: ``asv find`` on that row
-   only (tools/bisect_slowdown.bisect); its results join the machine's history.
+   only, its verdict checked with interleaved pairs and, where it does not reproduce,
+   bisected again with them (tools/bisect_slowdown.checked); asv find's results join the
+   machine's history.
 4. **Explain**: the torch.profiler operator table of the row's call at both commits.
 5. **Report**: each confirmed regression, open, or resolved once the row's latest value is
    back within its threshold; the state and the new results are saved like the nightly's.
@@ -25,34 +27,30 @@ What does not fit ``--budget-minutes`` waits for the next night.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from dataclasses import asdict
 from pathlib import Path
 
-from tools.bisect_slowdown import bisect, find_range
+from tools.bisect_slowdown import bisect, checked, measure_pair
 from tools.common import (
     RESULTS_DIR,
     ArgumentParser,
-    ExternalFailure,
     Row,
     compare,
     describe_machine,
     git,
     higher_is_better,
     machine_name,
-    register_machine,
     repo_root,
     row_selection,
     run_main,
 )
 from tools.explain import explain_time, grown_functions
-from tools.pr_gate import CONFIRMING_ROUNDS, COUNT_UNIT, Gate
+from tools.pr_gate import COUNT_UNIT
 from tools.results_branch import DEFAULT_BRANCH, Outbox, ResultsBranch
 from tools.steps import Step, contains, latest_value, published_steps
 
 STATE = "triage/state.json"
-SCRATCH_SUFFIX = "-triage"  # the confirming pass's results: measured, then thrown away
 
 
 class Triage:
@@ -76,21 +74,6 @@ class Triage:
     def is_new(self, step: Step) -> bool:
         return not any(contains(self.repo, old, step) for old in self.state["steps"].values())
 
-    def measure_pair(self, step: Step, first: str, second: str) -> Row | None:
-        """The row at two commits, measured again interleaved by the PR gate's pass, on a
-        scratch machine name whose results are thrown away."""
-        scratch = step.machine + SCRATCH_SUFFIX
-        register_machine(scratch)
-        gate = Gate(self.repo, first, second, 1 + step.threshold, scratch)
-        try:
-            status = gate.continuous("--bench", row_selection(step.label), *CONFIRMING_ROUNDS)
-            if status not in (0, 1):
-                raise ExternalFailure(f"asv continuous exited {status} measuring {step.label}")
-            rows = [row for row in gate.rows() if row.label == step.label]
-        finally:
-            shutil.rmtree(self.repo / RESULTS_DIR / scratch, ignore_errors=True)
-        return rows[0] if rows else None
-
     def slower(self, step: Step, first: str, second: str) -> tuple[Row | None, bool]:
         """Whether ``second`` is slower than ``first`` beyond the row's threshold, measured
         again; an instruction count is deterministic and is read from the history."""
@@ -100,24 +83,8 @@ class Triage:
             )
             row = next((row for row in rows if row.label == step.label), None)
         else:
-            row = self.measure_pair(step, first, second)
+            row = measure_pair(self.repo, step.machine, step.label, first, second)
         return row, row is not None and row.slower(1 + step.threshold)
-
-    def search(self, step: Step, slowdown: float) -> tuple[str, str, int]:
-        """Bisect with interleaved pairs against the last commit known good: each middle
-        commit is "after" when it is slower than the good end by more than the square
-        root of the whole step. The parent, the guilty commit and the commits built."""
-        commits = find_range(self.repo, step.good, step.bad)[1][::-1]
-        lo, hi, built = 0, len(commits) - 1, set()
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            row = self.measure_pair(step, commits[lo], commits[mid])
-            built |= {commits[lo], commits[mid]}
-            if row is not None and row.slowdown >= slowdown**0.5:
-                hi = mid
-            else:
-                lo = mid
-        return commits[hi - 1], commits[hi], len(built)
 
     def handle(self, step: Step) -> dict:
         """Confirm, bisect and explain one step; its state record."""
@@ -144,16 +111,13 @@ class Triage:
                 row_selection(step.label),
                 invert=higher_is_better(step.unit),
             )
-            parent, guilty, builds = found.parent, found.guilty, found.builds
-            row, named = self.slower(step, parent, guilty)
-            if not named:  # asv find follows single measurements; noise can mislead it
-                print(
-                    f"triage: asv find named {guilty[:12]}, which does not reproduce; "
-                    "bisecting again with interleaved pairs"
+            if step.unit == COUNT_UNIT:  # deterministic: asv find's verdict stands
+                row = self.slower(step, found.parent, found.guilty)[0]
+            else:
+                found, row = checked(
+                    self.repo, step.machine, step.label, step.good, step.bad, found, row
                 )
-                parent, guilty, more = self.search(step, step.slowdown)
-                builds += more
-                row, _ = self.slower(step, parent, guilty)
+            parent, guilty, builds = found.parent, found.guilty, found.builds
         before, after = (row.before, row.after) if row else (step.before, step.after)
         explanation = (
             grown_functions(self.repo, parent, guilty, step.benchmark, step.params)

@@ -11,8 +11,8 @@ manual form); a float32 one (48 MiB, above the cap) faults on every call
 (docs/measurement.md, "Slow processes").
 
 So before any tensor exists the harness tells malloc never to map blocks and never to
-return freed memory to the kernel: after the warm-up, which runs until a call makes no
-page fault, every timed call reuses memory it already touched.
+return freed memory to the kernel: after the warm-up, which runs until two calls in a row
+make no page fault (warmup.py), every timed call reuses memory it already touched.
 """
 
 from __future__ import annotations

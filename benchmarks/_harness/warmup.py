@@ -8,6 +8,12 @@ from typing import Any
 
 from .allocator import page_faults
 
+# One quiet call is not enough: silu's bfloat16 manual form made no fault on its second
+# call and 6,144 (24 MiB of fresh heap) on its fourth, the first timed one, every process:
+# the free blocks' layout takes a few calls to settle (docs/measurement.md, "Slow
+# processes").
+QUIET_CALLS = 2
+
 
 def warm_up(
     call: Callable[[], Any],
@@ -22,14 +28,14 @@ def warm_up(
     return how many calls it took.
 
     The first calls on a device pay for context creation, library handles
-    (cuBLAS, cuDNN, oneDNN primitives) and allocator growth. Warm-up ends once a call
-    makes no page fault (the allocator reuses memory it already touched, allocator.py) and
-    is no longer more than ``settle`` faster than the one before, after at least
-    ``min_calls`` and at most ``max_calls`` calls or ``max_seconds``.
+    (cuBLAS, cuDNN, oneDNN primitives) and allocator growth. Warm-up ends once the last
+    ``QUIET_CALLS`` calls made no page fault (the allocator reuses memory it already
+    touched, allocator.py) and a call is no longer more than ``settle`` faster than the one
+    before, after at least ``min_calls`` and at most ``max_calls`` calls or ``max_seconds``.
     """
     start = time.perf_counter()
     previous = float("inf")
-    calls = 0
+    calls = quiet = 0
     while calls < max_calls:
         faults = page_faults()
         begun = time.perf_counter()
@@ -37,7 +43,8 @@ def warm_up(
         synchronize()
         duration = time.perf_counter() - begun
         calls += 1
-        settled = duration >= (1.0 - settle) * previous and page_faults() == faults
+        quiet = quiet + 1 if page_faults() == faults else 0
+        settled = duration >= (1.0 - settle) * previous and quiet >= QUIET_CALLS
         if calls >= min_calls and (settled or time.perf_counter() - start >= max_seconds):
             break
         previous = duration
