@@ -183,6 +183,11 @@ def test_the_noise_study_measures_the_gates_rows_less_the_counts():
     assert counts and timed
     assert not [row for row in counts if selection.search(row)]
     assert all(selection.search(row) for row in timed)
+    # --rows narrows those rows from the start of name(params), and only those.
+    zeros = re.compile(noise_study.default_selection(REPO_ROOT, r"bench_creation\.Zeros\."))
+    narrowed = [row for row in gated if zeros.search(row)]
+    assert narrowed == [row for row in timed if row.startswith("bench_creation.Zeros.")]
+    assert len(narrowed) == 2
 
 
 def test_the_published_regressions_see_a_2_percent_count_rise_and_not_time_noise():

@@ -11,9 +11,10 @@ subject and the times before and after it, for the parameter combination that mo
 slow process can make it name the wrong commit. So a wall-time verdict is checked. The row
 that moved most from GOOD to BAD is measured again at both ends, interleaved, in four
 processes a side (the PR gate's confirming pass); then the named commit against its parent
-the same way. If that step is not slower, significantly, by the square root of the whole
-(the guilty commit carries most of it), the range is bisected again with such interleaved
-pairs, each middle commit against the last one known good. Instruction counts are
+the same way, and the stretches before and after it. If that step is not slower,
+significantly, by the square root of the whole (the guilty commit carries most of it), or
+a stretch beside it is, the range is bisected again with such interleaved pairs, each
+middle commit against the last one known good. Instruction counts are
 deterministic, so their verdict is asv find's; so is that of ``--invert`` (a speed-up, the
 rarer search). A rate (GB/s, % of peak) is searched for a fall. ``--params`` narrows the
 benchmark to the combinations it matches, e.g. ``"'cpu', 'float32'"``.
@@ -201,22 +202,45 @@ def checked(
     repo: Path, machine: str, label: str, good: str, bad: str, found: Bisection, whole: Row
 ) -> tuple[Bisection, Row | None]:
     """asv find's verdict ``found`` on the wall-time row ``label``, whose whole step GOOD ->
-    BAD measured again is ``whole``: the named commit against its parent, interleaved,
-    must be slower, significantly, by the square root of the whole step (it carries most
-    of it). Otherwise (asv find follows single measurements, which one slow process can
-    mislead) the range is bisected again with interleaved pairs. The verdict and its row."""
+    BAD measured again is ``whole``. Measured again interleaved, the named commit must
+    carry the step: slower than its parent, significantly, by the square root of the whole
+    step (it carries most of it), while neither the stretch before it (GOOD -> parent)
+    nor the one after it (guilty -> BAD) is. Otherwise (asv find follows single
+    measurements, which one slow process can mislead, and a busy runner can make one
+    interleaved pair of equal commits read 1.16x) the range is bisected again with
+    interleaved pairs. The verdict and its row."""
     bar = whole.slowdown**0.5
     row = measure_pair(repo, machine, label, found.parent, found.guilty)
-    if row is not None and row.slower(bar):
-        return found, row
-    shown = f"{row.slowdown:.2f}x" if row is not None else "no result"
+    if row is None or not row.slower(bar):
+        shown = f"{row.slowdown:.2f}x" if row is not None else "no result"
+        doubt = f"which measured again is {shown} (below {bar:.2f}x)"
+    else:
+        doubt = stretch_also_slower(repo, machine, label, (good, found.parent), bar) or (
+            stretch_also_slower(repo, machine, label, (found.guilty, bad), bar)
+        )
+        if not doubt:
+            return found, row
     print(
-        f"bisect: asv find named {found.guilty[:12]}, which measured again is {shown} "
-        f"(below {bar:.2f}x); bisecting again with interleaved pairs",
+        f"bisect: asv find named {found.guilty[:12]}, {doubt}; "
+        "bisecting again with interleaved pairs",
         flush=True,
     )
     again, row = pair_search(repo, machine, label, good, bad, bar)
     return Bisection(again.guilty, again.parent, found.builds + again.builds), row
+
+
+def stretch_also_slower(
+    repo: Path, machine: str, label: str, stretch: tuple[str, str], bar: float
+) -> str:
+    """Why the stretch ``first -> second`` (beside a named commit) casts doubt on it: it
+    is ``bar`` times slower as well, measured again; empty when it is not, or is empty."""
+    first, second = stretch
+    if first == second:
+        return ""
+    row = measure_pair(repo, machine, label, first, second)
+    if row is None or not row.slower(bar):
+        return ""
+    return f"but {first[:12]} -> {second[:12]} is {row.slowdown:.2f}x slower as well"
 
 
 def verdict(repo: Path, found: Bisection, row: Row | None) -> str:

@@ -11,8 +11,12 @@ By default it measures what the gate measures by default (the ``pr`` tier) less 
 instruction counts, which are deterministic (``count_repeatability`` shows it). Runs made
 in batches hours apart are summarized together with ``--combine``, and the summary gives
 the time_ rows their own spread and every row its distribution over the runs.
+``--rows REGEX`` narrows the default rows to those whose ``name(params)`` it matches from
+the start; options after ``--`` go to each first pass's ``asv continuous``, so one class
+can be measured with more processes than its own (``-- -a rounds=4``).
 
     python -m tools.studies.noise_study --runs 3 [--factor 1.3] [--bench REGEX] [--out noise.json]
+    python -m tools.studies.noise_study --runs 4 --rows "bench_creation.Zeros" -- -a rounds=4
     python -m tools.studies.noise_study --combine batch1.json batch2.json [--out all.json]
 """
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 import tempfile
 from pathlib import Path
@@ -140,13 +145,22 @@ def result_files(repo: Path) -> list[Path]:
     return [path for path in folder.glob("*.json") if path.name != "machine.json"]
 
 
-def default_selection(repo: Path) -> str:
-    """The gate's default rows less the instruction counts."""
+def default_selection(repo: Path, rows: str | None = None) -> str:
+    """The gate's default rows less the instruction counts; only those whose
+    ``name(params)`` ``rows`` matches from the start, when given."""
     regex, _ = tier_selection(repo, DEFAULT_TIERS)
-    return r"^(?!bench_instructions\.)" + regex.removeprefix("^")
+    narrowed = f"(?={rows})" if rows else ""
+    return rf"^{narrowed}(?!bench_instructions\.)" + regex.removeprefix("^")
 
 
-def measure(runs: int, factor: float, bench: str | None, workdir: Path):
+def measure(
+    runs: int,
+    factor: float,
+    bench: str | None,
+    workdir: Path,
+    rows_regex: str | None = None,
+    asv_args: tuple[str, ...] = (),
+):
     repo = workdir / "repo"
     git("clone", "--quiet", str(REPO_ROOT), str(repo), cwd=workdir)
     git(
@@ -163,10 +177,10 @@ def measure(runs: int, factor: float, bench: str | None, workdir: Path):
     )
     register_machine(MACHINE)
     gate = Gate(repo, "HEAD~1", "HEAD", factor, MACHINE)
-    selection = ["--bench", bench or default_selection(repo)]
+    selection = ["--bench", bench or default_selection(repo, rows_regex)]
     rows, verdicts = [], []
     for number in range(runs):
-        first_pass = gate.continuous(*selection)
+        first_pass = gate.continuous(*asv_args, *selection)
         if first_pass not in (0, 1):
             raise ExternalFailure(f"asv continuous exited {first_pass} in run {number + 1}")
         # Rows come from the first pass alone: confirming re-measures what it flagged.
@@ -192,17 +206,35 @@ def main() -> int:
         "--bench", help="asv --bench regex (default: the gate's pr tier, counts left out)"
     )
     parser.add_argument(
+        "--rows", help="regex: only the default rows whose name(params) it matches from the start"
+    )
+    parser.add_argument(
         "--combine", type=Path, nargs="+", help="summarize earlier --out files, measure nothing"
     )
     parser.add_argument("--out", type=Path, help="write every row and the summary as JSON")
+    parser.set_defaults(asv_args=[])  # after --: each first pass's asv continuous
     args = parser.parse_args()
     if args.runs < 1:
         raise BadInput("--runs must be at least 1")
+    if args.rows is not None and args.bench is not None:
+        raise BadInput("--rows narrows the default rows; it does not combine with --bench")
+    if args.rows is not None:
+        try:
+            re.compile(args.rows)
+        except re.error as error:
+            raise BadInput(f"--rows {args.rows!r} is not a valid regex: {error}") from None
     if args.combine:
         runs, verdicts = combined(args.combine)
     else:
         with tempfile.TemporaryDirectory(prefix="noise-study-") as workdir:
-            runs, verdicts = measure(args.runs, args.factor, args.bench, Path(workdir))
+            runs, verdicts = measure(
+                args.runs,
+                args.factor,
+                args.bench,
+                Path(workdir),
+                args.rows,
+                tuple(args.asv_args),
+            )
     summary = summarize(runs, verdicts)
     print(json.dumps(summary, indent=1))
     if args.out:
