@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tools.common import allocator_environment
+
 from .project_repo import ASV, ProjectRepo, isolated_env, make_project_repo
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
@@ -20,13 +22,19 @@ MACHINE = "e2e-machine"
 SUBSET = r"bench_matmul\.MatMul\.time_matmul|bench_creation\.Zeros"
 
 # SetupProbe counts setup calls and timed calls to a file, to check how often asv_runner
-# runs setup; ThreadsProbe reports the thread count a benchmark process really runs with.
+# runs setup; ThreadsProbe reports the thread count a benchmark process really runs with,
+# AllocatorProbe the malloc it runs on.
 SETUP_PROBE = """
 import os
 
 import torch
 
-from ._harness import OpBenchmark
+from ._harness import OpBenchmark, allocator
+
+
+class AllocatorProbe:
+    def track_jemalloc(self):
+        return float(allocator.IN_USE == "jemalloc")
 
 
 class ThreadsProbe(OpBenchmark):
@@ -163,3 +171,32 @@ def test_thread_override_reaches_the_benchmark_process(clone, launch_method):
     )
     row = result_row(result_files(repo)[hashes[0]], "bench_setup_probe.ThreadsProbe.track_threads")
     assert row["result"] == [3.0]
+
+
+@pytest.mark.parametrize("launch_method", ["forkserver", "spawn"])
+def test_benchmark_processes_run_on_jemalloc_when_the_tools_start_asv(clone, launch_method):
+    """asv starts its benchmark processes with its own environment: the tools' preload
+    reaches them, and a plain `asv run` falls back to glibc's malloc, fixed."""
+    repo, hashes = clone
+    row_name = "bench_setup_probe.AllocatorProbe.track_jemalloc"
+    for env, expected in ((allocator_environment(repo.env), 1.0), (repo.env, 0.0)):
+        asv_on_head(repo, "AllocatorProbe", "--launch-method", launch_method, env=env)
+        assert result_row(result_files(repo)[hashes[0]], row_name)["result"] == [expected]
+
+
+def test_a_throughput_track_is_stored_with_a_confidence_interval(clone):
+    """A track's samples reach asv as a timing result's do: asv stores their median and
+    its 99% interval, which asv compare tests a change against."""
+    repo, hashes = clone
+    asv_on_head(repo, r"bench_matmul\.MatMul\.track_gflops", "--quick")
+    row = result_row(result_files(repo)[hashes[0]], "bench_matmul.MatMul.track_gflops")
+    measured = [
+        (value, low, high)
+        for value, low, high in zip(
+            row["result"], row["stats_ci_99_a"], row["stats_ci_99_b"], strict=True
+        )
+        if value is not None and not math.isnan(value)
+    ]
+    assert measured, "no CPU row of MatMul.track_gflops was measured"
+    for value, low, high in measured:
+        assert 0 < low <= value <= high

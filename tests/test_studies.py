@@ -259,21 +259,27 @@ def test_count_repeatability_needs_two_processes():
     assert done.returncode == 4 and "at least 2" in done.stderr
 
 
-def test_process_noise_records_each_process_under_both_allocator_settings(tmp_path):
-    """A real run, one process per setting: the study forks its measuring processes from a
-    forkserver, which found no function to run when the worker was `python -c` code."""
+def test_process_noise_records_each_process_of_each_server_under_each_malloc(tmp_path):
+    """A real run: two servers, one process each, forked in turn, under jemalloc and under
+    glibc's fixed setting; on jemalloc every timed call of `zeros` writes one block."""
     out = tmp_path / "processes.json"
     done = subprocess.run(
         [
             sys.executable,
             "-m",
             "tools.studies.process_noise",
+            "--servers",
+            "2",
             "--processes",
             "1",
             "--calls",
-            "2",
+            "3",
             "--case",
-            "rms_norm/manual/float32",
+            "zeros/on_device/float32",
+            "--malloc",
+            "jemalloc",
+            "--malloc",
+            "fixed",
             "--out",
             str(out),
         ],
@@ -283,13 +289,16 @@ def test_process_noise_records_each_process_under_both_allocator_settings(tmp_pa
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    assert "| rms_norm/manual/float32 | glibc |" in done.stdout
-    assert "| rms_norm/manual/float32 | fixed |" in done.stdout
+    assert "| zeros/on_device/float32 | jemalloc |" in done.stdout
+    assert "| zeros/on_device/float32 | fixed |" in done.stdout
     records = json.loads(out.read_text())
-    assert [r["malloc"] for r in records] == ["glibc", "fixed"]
+    assert [r["malloc"] for r in records] == ["jemalloc", "fixed"]
     for record in records:
-        (measured,) = record["processes"]
-        assert measured["ms"] > 0 and measured["reference_gbps"] > 0 and measured["isa"]
+        assert [p["server"] for p in record["processes"]] == [0, 1]
+        for measured in record["processes"]:
+            assert measured["malloc"] == record["malloc"]
+            assert measured["ms"] > 0 and measured["reference_gbps"] > 0 and measured["isa"]
+    assert [p["blocks"] for p in records[0]["processes"]] == [1, 1]
     bad = subprocess.run(
         [sys.executable, "-m", "tools.studies.process_noise", "--case", "rms_norm/manual"],
         cwd=REPO_ROOT,

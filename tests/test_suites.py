@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import math
 import os
+import statistics
 import subprocess
 import sys
 
@@ -112,6 +113,12 @@ def test_every_benchmark_runs_once_or_skips_with_reason(combination):
                 assert str(skip), f"{combination}.{name} skipped without a reason"
                 continue
             if name.startswith("track_"):
+                if isinstance(result, dict):  # sampled, as asv reads a timing result
+                    assert set(result) == {"samples", "number"} and result["number"] >= 1
+                    assert result["samples"]
+                    for value in result["samples"]:
+                        assert isinstance(value, float) and math.isfinite(value) and value > 0
+                    result = statistics.median(result["samples"])
                 assert isinstance(result, float) and math.isfinite(result) and result > 0
                 # asv reads unit from the method, else from the class
                 method = getattr(bench, name)

@@ -348,6 +348,21 @@ def test_benchmark_jobs_install_valgrind_before_benchmarking(name):
     assert installs and installs[0] < benchmarks[0]
 
 
+@pytest.mark.parametrize("name", ["nightly.yml", "benchmarks-pr.yml", "bisect.yml"])
+def test_benchmark_jobs_install_jemalloc_on_every_machine_before_benchmarking(name):
+    """The tools refuse to start asv without jemalloc, the benchmark processes' allocator:
+    on the GPU machines as well, so the step has no condition."""
+    flow_steps = list(steps(load(name)))
+    installs = [
+        i
+        for i, step in enumerate(flow_steps)
+        if re.search(r"apt-get install .*libjemalloc2", step.get("run", ""))
+    ]
+    benchmarks = [i for i, step in enumerate(flow_steps) if "-m tools." in step.get("run", "")]
+    assert installs and installs[0] < benchmarks[0]
+    assert "if" not in flow_steps[installs[0]]
+
+
 def test_the_pr_gate_compares_with_the_merge_commits_first_parent(tmp_path):
     """On a pull_request run HEAD is the PR's merge commit; its first parent is the base
     branch as it is now, while pull_request.base.sha can lag far behind it."""

@@ -153,14 +153,48 @@ def bench_selection(asv_args: Sequence[str]) -> list[str]:
     return split_bench_selection(asv_args)[0]
 
 
+# The allocator benchmark processes start with (benchmarks/_harness/allocator.py says why
+# jemalloc): asv starts them with its own environment, so it is set there.
+ALLOCATOR_ENV = "TENSOROPS_ALLOCATOR"
+ALLOCATORS = ("jemalloc", "fixed", "glibc")
+JEMALLOC_LIBRARY = "libjemalloc.so.2"
+# Freed memory kept for reuse, never returned to the kernel: no timed call faults on pages
+# that a call before it touched. Its memory on 2 MiB pages (madvise; the kernel's THP mode
+# is "madvise" here and on GitHub's runners): a gather's random reads miss the TLB less,
+# and its processes spread by 1.16x instead of 2.27x (docs/measurement.md, "Slow processes").
+JEMALLOC_CONF = "thp:always,dirty_decay_ms:-1,muzzy_decay_ms:-1"
+
+
+def allocator_environment(env: dict) -> dict:
+    """``env`` with the allocator ``TENSOROPS_ALLOCATOR`` asks for (jemalloc by default)
+    preloaded and configured; bad input for an unknown name or a missing jemalloc."""
+    import ctypes.util
+
+    choice = env.get(ALLOCATOR_ENV, "jemalloc")
+    if choice not in ALLOCATORS:
+        raise BadInput(f"{ALLOCATOR_ENV}={choice!r}: choose one of {', '.join(ALLOCATORS)}")
+    environment = dict(env)
+    if choice == "jemalloc":
+        if ctypes.util.find_library("jemalloc") is None:
+            raise BadInput(
+                "jemalloc is not installed (apt install libjemalloc2); or set "
+                f"{ALLOCATOR_ENV}=fixed to time on glibc's malloc"
+            )
+        preloaded = environment.get("LD_PRELOAD", "").split()
+        others = [library for library in preloaded if "jemalloc" not in library]
+        environment["LD_PRELOAD"] = " ".join([JEMALLOC_LIBRARY, *others])
+        environment["MALLOC_CONF"] = JEMALLOC_CONF
+    return environment
+
+
 def asv_environment(repo: Path, env: dict | None = None, selection: Sequence[str] = ()) -> dict:
-    """The environment asv runs in: the instruction counts keep their function counts per
-    commit under ``.asv/callgrind`` (the gate's and the triage's "why"), unless told
-    otherwise, and count only the cases of the ``selection`` (every case when empty)."""
-    environment = {
-        "TENSOROPS_CALLGRIND_DIR": str(repo / ".asv" / "callgrind"),
-        **(env or os.environ),
-    }
+    """The environment asv runs in: the allocator preloaded; the instruction counts keep
+    their function counts per commit under ``.asv/callgrind`` (the gate's and the triage's
+    "why"), unless told otherwise, and count only the cases of the ``selection`` (every
+    case when empty)."""
+    environment = allocator_environment(
+        {"TENSOROPS_CALLGRIND_DIR": str(repo / ".asv" / "callgrind"), **(env or os.environ)}
+    )
     environment.pop(SELECTION_ENV, None)
     if selection:
         environment[SELECTION_ENV] = json.dumps(list(selection))

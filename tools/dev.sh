@@ -61,17 +61,19 @@ bench)
             exit 2
             ;;
         esac
-        # The tier's --bench regex, and the same for the count twins' setup_cache.
+        # The tier's --bench regex.
         regex=$("$venv/bin/python" -c 'import sys
 from tools.common import REPO_ROOT, tier_selection
 from tools.nightly import RUNS
 print(tier_selection(REPO_ROOT, RUNS.get(sys.argv[1], (sys.argv[1],)))[0])' "$2")
-        TENSOROPS_BENCH=$("$venv/bin/python" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$regex")
-        export TENSOROPS_BENCH
         shift 2
         set -- --bench "$regex" "$@"
     fi
-    "$venv/bin/asv" run "$@" HEAD^!
+    # Through tools.common.asv, as every tool runs it: jemalloc preloaded for the
+    # benchmark processes, and the --bench regexes passed on to the count twins.
+    "$venv/bin/python" -c 'import sys
+from tools.common import REPO_ROOT, asv, run_main
+run_main("tools/dev.sh", lambda: asv(*sys.argv[1:], cwd=REPO_ROOT).returncode)' run "$@" HEAD^!
     # The same self-contained site the nightly publishes (asv's own page needs CDNs).
     "$venv/bin/python" -m tools.publish --no-fetch --site .asv/html
     echo "view it with: $venv/bin/python -m http.server -d .asv/html"

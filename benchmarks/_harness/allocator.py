@@ -1,18 +1,27 @@
 """The host allocator as a controlled variable.
 
-glibc's malloc serves a block at or above its mmap threshold with fresh pages from the
-kernel, and each first touch of those pages is a page fault: on the 2-core CI VM about
-1.5 µs per 4 KiB page, so a (32, 512, 768) float32 intermediate costs some 18 ms of faults
-on every call. The threshold is dynamic: it rises to the size of a freed mapped block, up
-to 32 MiB. So a bfloat16 intermediate (24 MiB) moves from fresh pages to reused heap after
-a few calls, at a point that differs between processes, and a process whose timed calls
-begin before the move runs at a third of its speed (40 ms against 12 ms for silu's
-manual form); a float32 one (48 MiB, above the cap) faults on every call
-(docs/measurement.md, "Slow processes").
+Which malloc serves torch's CPU tensors decides which memory a call writes, and so how
+fast it runs. glibc's malloc is a best fit over its free blocks, and torch asks it for
+64-byte-aligned blocks, which splits off small fragments. In some processes two free
+blocks of an output's size then take turns: call N writes block A, call N+1 block B,
+call N+2 block A again. A call then streams over twice the memory, out of the cache, and
+a (32, 512, 768) float32 `zeros` takes 4 to 5.5 ms instead of 1.8. Which processes do so
+is decided by the heap they start from: every process forked from one asv server does the
+same, so a whole asv run is fast or slow (docs/measurement.md, "Slow processes").
 
-So before any tensor exists the harness tells malloc never to map blocks and never to
-return freed memory to the kernel: after the warm-up, which runs until two calls in a row
-make no page fault (warmup.py), every timed call reuses memory it already touched.
+jemalloc hands a freed block of a size class back to the next request of that class, in
+every process: one block, always (tcmalloc does the same; jemalloc is the allocator
+PyTorch's CPU tuning guide names first). It must be loaded before the process starts
+(``LD_PRELOAD``), which asv cannot do for its benchmark processes, so the tools that
+launch asv do it (``tools.common.allocator_environment``), and tell it never to give
+freed memory back (``MALLOC_CONF``), so a timed call never faults on pages it touched
+before. Here a benchmark process only finds out what it runs on, and falls back to fixed
+settings of glibc's malloc when jemalloc is not there.
+
+``TENSOROPS_ALLOCATOR`` picks the allocator: ``jemalloc`` (the default), ``fixed``
+(glibc's malloc, never mapping blocks nor trimming its heap: the setting before
+jemalloc, and the fallback of a benchmark process started without jemalloc) or ``glibc``
+(as the platform has it; ``tools/studies/process_noise.py`` compares all of them).
 """
 
 from __future__ import annotations
@@ -21,19 +30,46 @@ import ctypes
 import ctypes.util
 import os
 import resource
+import sys
+from collections.abc import Mapping
 
-# mallopt parameters (malloc.h).
+ALLOCATOR_ENV = "TENSOROPS_ALLOCATOR"
+ALLOCATORS = ("jemalloc", "fixed", "glibc")
+# glibc's mallopt parameters (malloc.h).
 M_TRIM_THRESHOLD = -1
 M_MMAP_MAX = -4
 # Freed memory kept, at most: a C int, so below 2 GiB.
 RETAINED_BYTES = 2**30
-# "glibc" leaves malloc as the platform has it (tools/studies/process_noise.py compares).
-ALLOCATOR_ENV = "TENSOROPS_ALLOCATOR"
+
+
+def requested(environ: Mapping[str, str] = os.environ) -> str:
+    """The allocator ``TENSOROPS_ALLOCATOR`` asks for; ValueError for an unknown one."""
+    choice = environ.get(ALLOCATOR_ENV, "jemalloc")
+    if choice not in ALLOCATORS:
+        raise ValueError(f"{ALLOCATOR_ENV}={choice!r}: choose one of {', '.join(ALLOCATORS)}")
+    return choice
+
+
+def without_preload(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` less the preloaded jemalloc, asking for glibc's malloc with fixed
+    settings: the instruction counts run on the malloc their history was counted on."""
+    env = {k: v for k, v in environ.items() if k != "MALLOC_CONF"}
+    others = [p for p in env.pop("LD_PRELOAD", "").split() if "jemalloc" not in p]
+    if others:
+        env["LD_PRELOAD"] = " ".join(others)
+    if env.get(ALLOCATOR_ENV) != "glibc":
+        env[ALLOCATOR_ENV] = "fixed"
+    return env
+
+
+def jemalloc_loaded() -> bool:
+    # jemalloc's own entry point, found only where it serves this process's malloc.
+    return hasattr(ctypes.CDLL(None), "mallctl")
 
 
 def keep_freed_memory() -> bool:
-    """Set malloc never to map blocks and never to trim its heap; False where the C
-    library is not glibc (the setting is then what the platform does)."""
+    """Set glibc's malloc never to map blocks and never to trim its heap; False where the
+    C library is not glibc (the setting is then what the platform does)."""
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name)
@@ -49,4 +85,24 @@ def page_faults() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
-ALLOCATOR_FIXED = os.environ.get(ALLOCATOR_ENV, "fixed") != "glibc" and keep_freed_memory()
+def settle() -> str:
+    """The allocator this process runs on, fixed at import before any tensor exists."""
+    try:
+        choice = requested()
+    except ValueError:
+        choice = "jemalloc"  # the launching tools refuse a bad name before any process
+    if jemalloc_loaded():
+        return "jemalloc"
+    if choice == "jemalloc" and "ASV_COMMIT" in os.environ:
+        # A benchmark process asv was started for without the tools (plain `asv run`).
+        print(
+            "tensorops: jemalloc is not preloaded (run asv through tools/dev.sh or tools.*); "
+            "timing on glibc's malloc with fixed settings",
+            file=sys.stderr,
+        )
+    if choice != "glibc" and keep_freed_memory():
+        return "fixed"
+    return "glibc"
+
+
+IN_USE = settle()

@@ -43,6 +43,8 @@ from torch.utils.benchmark.utils.valgrind_wrapper.timer_interface import (
     FunctionCounts,
 )
 
+from . import allocator
+
 # Calls per count: the same as the first counts' (Timer.collect_callgrind(number=10)).
 NUMBER = 10
 # Children counting at once, at most: each holds a valgrind'd interpreter's memory.
@@ -192,7 +194,7 @@ def count_cases(cases: Iterable[CountCase]) -> dict[str, float | str | CountFail
             ],
             capture_output=True,
             text=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+            env={**allocator.without_preload(os.environ), "PYTHONHASHSEED": "0"},
         )
         if done.returncode != 0:
             raise RuntimeError(f"callgrind counting failed: {done.stderr.strip()[-500:]}")

@@ -5,6 +5,7 @@ recompile while timing into an error."""
 from __future__ import annotations
 
 import contextlib
+import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -15,13 +16,22 @@ from torch.utils.benchmark import Timer
 from .devices import Device
 
 
-def measure_seconds(call: Callable[[], Any], threads: int, min_run_time: float = 0.2) -> float:
-    """Median seconds per call, by torch.utils.benchmark's blocked_autorange.
+def sampled_seconds(
+    call: Callable[[], Any], threads: int, min_run_time: float = 0.2
+) -> tuple[list[float], int]:
+    """Seconds per call of each block of torch.utils.benchmark's blocked_autorange, and
+    the calls per block.
 
     Timer syncs the accelerator around each block, so the interval holds the device work.
     """
     timer = Timer(stmt="call()", globals={"call": call}, num_threads=threads)
-    return timer.blocked_autorange(min_run_time=min_run_time).median
+    measured = timer.blocked_autorange(min_run_time=min_run_time)
+    return list(measured.times), measured.number_per_run
+
+
+def measure_seconds(call: Callable[[], Any], threads: int, min_run_time: float = 0.2) -> float:
+    """Median seconds per call, by blocked_autorange (:func:`sampled_seconds`)."""
+    return statistics.median(sampled_seconds(call, threads, min_run_time)[0])
 
 
 @contextlib.contextmanager

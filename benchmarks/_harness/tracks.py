@@ -17,7 +17,15 @@ from asv_runner.benchmarks.mark import SkipNotImplemented
 from .base import OpBenchmark
 from .calibration import peak_copy_gbps, peak_matmul_gflops
 from .devices import require_accelerator
-from .measure import measure_seconds
+from .measure import sampled_seconds
+
+
+def sampled(values: list[float], number: int) -> dict[str, Any]:
+    """A track's values in the form of asv_runner's timing result, which asv reads from
+    any benchmark (asv/runner.py, ``_run_benchmark_single_param``): asv then keeps their
+    median with a confidence interval and ``asv compare`` tests a change for significance,
+    as for the time_ rows, instead of one number per process it can only compare."""
+    return {"samples": values, "number": number}
 
 
 class _Tracks(OpBenchmark, abc.ABC):
@@ -29,10 +37,12 @@ class _Tracks(OpBenchmark, abc.ABC):
     def op(self) -> str:
         """The tensorops op; a suite sets it as a class attribute."""
 
-    def seconds_per_call(self) -> float:
-        return measure_seconds(
+    def per_second(self, amount: float, scale: float = 1.0) -> dict[str, Any]:
+        """``amount`` per second, times ``scale``: one sample per timed block."""
+        seconds, number = sampled_seconds(
             self.prepared.call, self.controls.threads, self.throughput_min_run_time
         )
+        return sampled([scale * amount / s for s in seconds], number)
 
 
 def skip(reason: str) -> SkipNotImplemented:
@@ -47,18 +57,18 @@ class FlopsTracks(_Tracks):
     the dtype, :func:`peak_matmul_gflops`), for compute-bound ops. An op that states no
     FLOPs shows these rows as skipped."""
 
-    def gflops(self) -> float:
+    def gflops(self, scale: float = 1.0) -> dict[str, Any]:
         flops = self.prepared.case.flops
         if flops is None:
             raise skip(f"op {self.op!r} states no FLOPs")
-        return flops / self.seconds_per_call() / 1e9
+        return self.per_second(flops / 1e9, scale)
 
-    def track_gflops(self, *params: Any) -> float:
+    def track_gflops(self, *params: Any) -> dict[str, Any]:
         return self.gflops()
 
-    def track_percent_of_peak(self, *params: Any) -> float:
+    def track_percent_of_peak(self, *params: Any) -> dict[str, Any]:
         peak = peak_matmul_gflops(self.device, self.prepared.case.dtype, self.controls)
-        return 100.0 * self.gflops() / peak
+        return self.gflops(100.0 / peak)
 
     track_gflops.unit = "GFLOP/s"
     track_percent_of_peak.unit = "% of peak"
@@ -68,10 +78,10 @@ class GbpsTrack(_Tracks):
     """``track_gbps``: the case's compulsory bytes (inputs read, output written) per
     second."""
 
-    def gbps(self) -> float:
-        return self.prepared.case.bytes_moved / self.seconds_per_call() / 1e9
+    def gbps(self, scale: float = 1.0) -> dict[str, Any]:
+        return self.per_second(self.prepared.case.bytes_moved / 1e9, scale)
 
-    def track_gbps(self, *params: Any) -> float:
+    def track_gbps(self, *params: Any) -> dict[str, Any]:
         return self.gbps()
 
     track_gbps.unit = "GB/s"
@@ -81,8 +91,8 @@ class BandwidthTracks(GbpsTrack):
     """``track_gbps`` and ``track_percent_of_peak`` (of this machine's copy bandwidth,
     :func:`peak_copy_gbps`), for memory-bound ops."""
 
-    def track_percent_of_peak(self, *params: Any) -> float:
-        return 100.0 * self.gbps() / peak_copy_gbps(self.device, self.controls)
+    def track_percent_of_peak(self, *params: Any) -> dict[str, Any]:
+        return self.gbps(100.0 / peak_copy_gbps(self.device, self.controls))
 
     track_percent_of_peak.unit = "% of peak"
 

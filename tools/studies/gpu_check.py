@@ -37,7 +37,7 @@ from pathlib import Path
 
 import torch
 
-from tools.common import REPO_ROOT
+from tools.common import ALLOCATOR_ENV, REPO_ROOT, BadInput, allocator_environment
 
 NLP = (32, 512, 768)
 # (op, variant, shape, dtype, layout): ops of 1 ms or more on an H200 in float32.
@@ -190,6 +190,10 @@ def check_asv(launch_methods=("spawn", "forkserver"), selection=ASV_SELECTION) -
             "GIT_COMMITTER_NAME": "gpu-check",
             "GIT_COMMITTER_EMAIL": "gpu-check@example.invalid",
         }
+        try:
+            env = allocator_environment(env)
+        except BadInput:  # a device machine without jemalloc and no network to fetch it
+            env[ALLOCATOR_ENV] = "fixed"
         for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "check"]):
             subprocess.run(["git", *command], cwd=repo, env=env, check=True)
         commit = subprocess.run(
