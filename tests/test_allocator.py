@@ -90,3 +90,9 @@ def test_without_jemalloc_a_benchmark_process_says_so_and_fixes_glibc():
     assert "jemalloc is not preloaded" in stderr
     measured, stderr = report({"PATH": "/usr/bin:/bin", ALLOCATOR_ENV: "glibc"})
     assert measured["in_use"] == "glibc" and stderr == ""
+
+
+def test_the_documented_plain_asv_environment_is_the_tools_one():
+    """docs/continuous.md tells a user running asv by hand what to export."""
+    text = (REPO_ROOT / "docs" / "continuous.md").read_text()
+    assert f"export LD_PRELOAD={JEMALLOC_LIBRARY} MALLOC_CONF={JEMALLOC_CONF}\n" in text
