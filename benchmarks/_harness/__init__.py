@@ -2,8 +2,9 @@
 ``torch.utils.benchmark``'s layers:
 
 - :mod:`.controls`: the controlled variables (threads, TF32, cudnn.benchmark, seed),
-  set and restored explicitly, and :mod:`.allocator`, the host allocator, fixed for the
-  whole process at import, before any tensor exists;
+  set and restored explicitly, and :mod:`.allocator`, the host allocator (jemalloc,
+  preloaded by the tools that start asv; glibc's malloc with fixed settings otherwise),
+  settled at import, before any tensor exists;
 - :mod:`.devices`: the device interface (availability, sync, memory, device clock);
 - :mod:`.warmup` and :mod:`.prepare`: one linear function from "op X, variant Y" to a
   warmed-up zero-argument call, every reason it cannot run a skip saying why;
@@ -18,7 +19,7 @@ history. The package is private (asv imports it while discovering, and finds no
 benchmark in it: its mixins are abstract).
 """
 
-from . import allocator  # first: malloc's settings, before any tensor exists
+from . import allocator  # first: which malloc, settled before any tensor exists
 from .base import OpBenchmark, TF32Switch
 from .calibration import forget_calibration
 from .devices import DEVICES, get_device, require_accelerator
