@@ -42,14 +42,6 @@ M_MMAP_MAX = -4
 RETAINED_BYTES = 2**30
 
 
-def requested(environ: Mapping[str, str] = os.environ) -> str:
-    """The allocator ``TENSOROPS_ALLOCATOR`` asks for; ValueError for an unknown one."""
-    choice = environ.get(ALLOCATOR_ENV, "jemalloc")
-    if choice not in ALLOCATORS:
-        raise ValueError(f"{ALLOCATOR_ENV}={choice!r}: choose one of {', '.join(ALLOCATORS)}")
-    return choice
-
-
 def without_preload(environ: Mapping[str, str]) -> dict[str, str]:
     """``environ`` less the preloaded jemalloc, asking for glibc's malloc with fixed
     settings: the instruction counts run on the malloc their history was counted on."""
@@ -87,10 +79,9 @@ def page_faults() -> int:
 
 def settle() -> str:
     """The allocator this process runs on, fixed at import before any tensor exists."""
-    try:
-        choice = requested()
-    except ValueError:
-        choice = "jemalloc"  # the launching tools refuse a bad name before any process
+    choice = os.environ.get(ALLOCATOR_ENV, "jemalloc")
+    if choice not in ALLOCATORS:  # the launching tools refuse it before any process
+        choice = "jemalloc"
     if jemalloc_loaded():
         return "jemalloc"
     if choice == "jemalloc" and "ASV_COMMIT" in os.environ:
