@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import tensorops
-from benchmarks._harness import controls, devices, prepare, warmup
+from benchmarks._harness import cold, controls, devices, prepare, warmup
 from benchmarks._harness.base import OpBenchmark
 
 from .probe import PARAMS, Probe, run_like_asv
@@ -210,3 +210,91 @@ def test_seed_is_fixed_in_setup(probe_op):
     bench.setup(*PARAMS)
     assert torch.equal(torch.rand(3), drawn)
     bench.teardown(*PARAMS)
+
+
+# ------------------------------------------------------------------- cold inputs
+
+
+class ColdProbe(Probe):
+    cold_inputs = True
+
+
+def inputs_seen(probe_op, call, times: int) -> list[torch.Tensor]:
+    seen = []
+    for _ in range(times):
+        call()
+        seen.append(probe_op["last_input"])
+    return seen
+
+
+def test_cold_inputs_are_equal_copies_taken_in_turn(monkeypatch, probe_op):
+    """A (4, 4) float32 input is 64 bytes: against a 96-byte cache, three copies span two
+    caches, and the calls take them in a cycle."""
+    monkeypatch.setattr(devices.CpuDevice, "last_level_cache_bytes", lambda self: 96)
+    bench = ColdProbe()
+    bench.setup(*PARAMS)
+    try:
+        seen = inputs_seen(probe_op, bench.call, 7)
+    finally:
+        bench.teardown(*PARAMS)
+    places = [t.data_ptr() for t in seen]
+    assert len(set(places)) == 3
+    assert places[3:] == places[:4]
+    assert all(torch.equal(t, seen[0]) for t in seen)
+
+
+def test_warm_inputs_stay_in_one_place(monkeypatch, probe_op):
+    monkeypatch.setattr(devices.CpuDevice, "last_level_cache_bytes", lambda self: 96)
+    bench = Probe()
+    bench.setup(*PARAMS)
+    try:
+        seen = inputs_seen(probe_op, bench.call, 4)
+    finally:
+        bench.teardown(*PARAMS)
+    assert len({t.data_ptr() for t in seen}) == 1
+
+
+def test_copies_span_two_caches_within_bounds():
+    mib = 2**20
+    assert cold.copies_needed(480 * mib, 48 * mib) == 20
+    assert cold.copies_needed(480 * mib, 400 * mib) == 3
+    assert cold.copies_needed(480 * mib, 1500 * mib) == 2  # at least two, however large
+    assert cold.copies_needed(480 * mib, 64) == cold.MAX_COPIES
+    assert cold.copies_needed(4096 * mib, 100 * mib) == cold.MAX_COPIES_BYTES // (100 * mib)
+    assert cold.copies_needed(480 * mib, 0) == 1
+
+
+def test_a_copy_keeps_strides_or_is_made_again():
+    made_again = []
+
+    def make_again():
+        made_again.append(1)
+        return ("again",)
+
+    transposed = torch.arange(12.0).reshape(3, 4).t()  # dense, not contiguous: cloned
+    copied = cold.copy_inputs((transposed, 7), make_again)
+    assert copied[0].stride() == transposed.stride() and copied[1] == 7
+    assert copied[0].data_ptr() != transposed.data_ptr() and torch.equal(copied[0], transposed)
+    assert made_again == []
+    sliced = torch.arange(12.0).reshape(3, 4)[:, ::2]  # gaps: a clone would close them
+    assert cold.copy_inputs((sliced,), make_again) == ("again",)
+    assert made_again == [1]
+
+
+def test_cpu_last_level_cache_is_the_highest_level_listed(monkeypatch, tmp_path):
+    for index, (level, size) in enumerate([(1, "48K"), (2, "2048K"), (3, "491520K")]):
+        entry = tmp_path / f"index{index}"
+        entry.mkdir()
+        (entry / "level").write_text(f"{level}\n")
+        (entry / "size").write_text(f"{size}\n")
+    monkeypatch.setattr(devices, "CPU0_CACHES", tmp_path)
+    assert devices.CpuDevice().last_level_cache_bytes() == 480 * 2**20
+    monkeypatch.setattr(devices, "CPU0_CACHES", tmp_path / "absent")
+    assert devices.CpuDevice().last_level_cache_bytes() == devices.UNKNOWN_CACHE_BYTES
+
+
+@pytest.mark.parametrize(
+    ("text", "size"), [("491520K\n", 491520 * 1024), ("2M", 2 * 2**20), ("32768", 32768)]
+)
+def test_cache_sizes_parse_as_sysfs_writes_them(text, size):
+    assert devices.parse_cache_size(text) == size

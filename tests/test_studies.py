@@ -346,3 +346,10 @@ def test_late_faults_counts_each_timed_call_of_the_rows_it_is_given():
             timeout=600,
         )
         assert bad.returncode == 4 and message in bad.stderr, bad.stderr
+
+
+def test_process_noise_takes_a_rows_inputs_cold_where_its_class_does():
+    from tools.studies.process_noise import nightly_row
+
+    assert nightly_row("gather/flat_take/float32").cold
+    assert not nightly_row("zeros/on_device/float32").cold

@@ -47,6 +47,18 @@ def test_there_are_at_least_eight_suite_modules_with_benchmarks():
     assert modules == {module.__name__ for module in suite_modules()}
 
 
+# The ops that read their inputs at data-dependent addresses: their rows take copies of
+# the inputs in turn (cold_inputs), all others where the last call left them.
+COLD_SUITES = {"Embedding", "EmbeddingBag", "Gather", "IndexSelect", "IndexAdd", "ScatterAdd"}
+
+
+def test_the_random_access_suites_and_only_they_take_cold_inputs():
+    cold = {qualified(c) for c in benchmark_classes() if getattr(c, "cold_inputs", False)}
+    expected = {f"bench_indexing.{name}" for name in COLD_SUITES}
+    expected |= {f"bench_indexing.{name}Grid" for name in COLD_SUITES - {"Embedding"}}
+    assert cold == expected
+
+
 @pytest.mark.parametrize("cls", list(benchmark_classes()), ids=qualified)
 def test_signatures_mirror_param_names(cls):
     assert cls.param_names[0] == "device"

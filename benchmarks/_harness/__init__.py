@@ -5,9 +5,11 @@
   set and restored explicitly, and :mod:`.allocator`, the host allocator (jemalloc,
   preloaded by the tools that start asv; glibc's malloc with fixed settings otherwise),
   settled at import, before any tensor exists;
-- :mod:`.devices`: the device interface (availability, sync, memory, device clock);
+- :mod:`.devices`: the device interface (availability, sync, memory, last-level cache,
+  device clock);
 - :mod:`.warmup` and :mod:`.prepare`: one linear function from "op X, variant Y" to a
   warmed-up zero-argument call, every reason it cannot run a skip saying why;
+  :mod:`.cold`: the copies of the inputs a random-access op's calls take in turn;
 - :mod:`.measure`: Timer-based seconds, cold compile time, the recompile guard;
 - :mod:`.callgrind`: instruction counts under valgrind;
 - :mod:`.calibration`: this machine's peak matmul and copy, for "% of peak";

@@ -34,6 +34,11 @@ class OpBenchmark:
     timeout = 300.0
     # True: each call is a forward and backward (prepare.with_backward).
     backward = False
+    # True for an op that reads its inputs at data-dependent addresses (a gather, a
+    # scatter, a lookup): its calls take copies of the inputs in turn, so each reads them
+    # from memory, not partly from a last-level cache it shares with its neighbours
+    # (cold.py).
+    cold_inputs = False
     # False for a class whose CPU rows skip by design (accelerator-only): no count twins.
     cpu_rows = True
     # asv discards results whose version differs from the benchmark's, and by default the
@@ -73,7 +78,8 @@ class OpBenchmark:
 
     def _prepare(self, named: dict[str, Any]) -> Prepared:
         op, variant, spec = self.resolve(named)
-        return prepare_once(op, variant, tuple(sorted(spec.items())), self.controls, self.backward)
+        spec_key = tuple(sorted(spec.items()))
+        return prepare_once(op, variant, spec_key, self.controls, self.backward, self.cold_inputs)
 
     def teardown(self, *params: Any) -> None:
         # asv calls teardown after a skip too, when setup raised before setting anything up.

@@ -10,9 +10,15 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
+
+# Where Linux lists CPU 0's caches, and the last-level cache assumed where it does not:
+# larger than any CPU's today.
+CPU0_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
+UNKNOWN_CACHE_BYTES = 2**30
 
 # Every suite's first param: static, so a CPU machine shows the CUDA rows as skips.
 DEVICES = ["cpu", "cuda"]
@@ -38,6 +44,10 @@ class Device:
 
     def release_memory(self) -> None:
         gc.collect()
+
+    def last_level_cache_bytes(self) -> int:
+        """The size of the last cache between the device's memory and its cores."""
+        raise NotImplementedError
 
     def device_seconds(
         self, call: Callable[[], Any], reps: int, before_each: Callable[[], Any] | None = None
@@ -68,6 +78,18 @@ class CpuDevice(Device):
 
     def unavailable_reason(self) -> str | None:
         return None
+
+    def last_level_cache_bytes(self) -> int:
+        # sysfs lists every cache of CPU 0 with its level; where it is missing (not Linux,
+        # a container hiding it) a 1 GiB guess errs toward too many cold copies.
+        sizes = {}
+        for entry in CPU0_CACHES.glob("index*"):
+            try:
+                level = int((entry / "level").read_text())
+                sizes[level] = parse_cache_size((entry / "size").read_text())
+            except (OSError, ValueError):
+                continue
+        return sizes[max(sizes)] if sizes else UNKNOWN_CACHE_BYTES
 
 
 class CudaDevice(Device):
@@ -108,6 +130,9 @@ class CudaDevice(Device):
         torch.cuda.synchronize()
         return [start.elapsed_time(end) / 1e3 for start, end in pairs]
 
+    def last_level_cache_bytes(self) -> int:
+        return torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+
     def flush_l2(self) -> None:
         # As triton's do_bench: writing a buffer the size of L2 evicts what the previous
         # call left there. Allocated on first use, once per process.
@@ -145,6 +170,13 @@ class CudaDevice(Device):
         peak = torch.cuda.max_memory_allocated()
         del result
         return peak - before
+
+
+def parse_cache_size(text: str) -> int:
+    """Bytes of a sysfs cache size: "491520K", "2M" or a plain count."""
+    text = text.strip()
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+    return int(text[:-1] if scale > 1 else text) * scale
 
 
 _DEVICES: dict[str, Device] = {"cpu": CpuDevice(), "cuda": CudaDevice()}

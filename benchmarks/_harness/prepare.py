@@ -17,6 +17,7 @@ import torch
 
 import tensorops
 
+from .cold import copies_needed, copy_inputs, in_turn, input_bytes
 from .controls import Controls
 from .devices import Device, get_device, is_out_of_memory
 from .warmup import warm_up
@@ -52,11 +53,14 @@ def prepare(
     seed: int = 0,
     backward: bool = False,
     warm_up_calls: int | None = None,
+    cold: bool = False,
 ) -> Prepared:
     """Resolve ``op``/``variant``, build seeded inputs on ``device`` and warm up.
 
     With ``backward``, one call is a training step's forward and backward
-    (:func:`with_backward`). ``warm_up_calls`` fixes the warm-up's length: an instruction
+    (:func:`with_backward`). With ``cold``, the calls take copies of the inputs in turn,
+    enough that none finds its inputs in the device's last-level cache (:mod:`.cold`).
+    ``warm_up_calls`` fixes the warm-up's length: an instruction
     count must not depend on how long calls took. Every reason the case cannot run here
     (no such device, a variant that does not exist at this commit, a dtype or layout the
     variant does not support, device out of memory) becomes asv's skip, a
@@ -71,7 +75,13 @@ def prepare(
             op, shape, dtype=dtype, device=target.tensor_device, layout=layout, seed=seed
         )
         inputs = case.inputs()
-        call = with_backward(chosen.bind, inputs, seed) if backward else chosen.bind(inputs)
+        copies = [inputs]
+        if cold:
+            needed = copies_needed(target.last_level_cache_bytes(), input_bytes(inputs))
+            copies += [copy_inputs(inputs, case.inputs) for _ in range(needed - 1)]
+        call = in_turn(
+            [with_backward(chosen.bind, c, seed) if backward else chosen.bind(c) for c in copies]
+        )
         if warm_up_calls is None:
             calls = warm_up(call, target.synchronize)
         else:
@@ -95,13 +105,18 @@ def prepare(
 
 @functools.lru_cache(maxsize=1)
 def prepare_once(
-    op: str, variant: str, spec: tuple[tuple[str, Any], ...], controls: Controls, backward: bool
+    op: str,
+    variant: str,
+    spec: tuple[tuple[str, Any], ...],
+    controls: Controls,
+    backward: bool,
+    cold: bool = False,
 ) -> Prepared:
     """:func:`prepare`, keeping the last case per process: asv_runner 0.2.5 re-runs
     setup before every sample, and repeated setups of one case then reuse its inputs and
     skip the warm-up. ``controls`` is part of the key: the same case under other
     controls is another case."""
-    return prepare(op, variant, backward=backward, **dict(spec))
+    return prepare(op, variant, backward=backward, cold=cold, **dict(spec))
 
 
 def with_backward(bind: Callable, inputs: tuple, seed: int) -> Callable[[], None]:

@@ -94,6 +94,7 @@ class Row:
     variant: str
     spec: dict
     backward: bool = False
+    cold: bool = False  # the class's cold_inputs
 
 
 def time_rows() -> list[Row]:
@@ -117,7 +118,8 @@ def time_rows() -> list[Row]:
                 continue
             params = ", ".join(repr(value) for value in combination)
             name = f"{suite.__module__.split('.')[-1]}.{suite.__name__}.{methods[0]}"
-            rows.append(Row(f"{name}({params})", op, variant, spec, suite.backward))
+            label = f"{name}({params})"
+            rows.append(Row(label, op, variant, spec, suite.backward, suite.cold_inputs))
     return rows
 
 

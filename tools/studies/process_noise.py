@@ -1,7 +1,7 @@
 """Why is one benchmark process slower than another? Per process, what could differ.
 
     python -m tools.studies.process_noise [--servers 4] [--processes 2] [--calls 15]
-        [--case OP/VARIANT/DTYPE ...] [--malloc NAME ...] [--out FILE]
+        [--case OP/VARIANT/DTYPE ...] [--malloc NAME ...] [--warm-inputs] [--out FILE]
 
 asv runs a benchmark's processes by forking them from one server that imported the suite,
 and a process inherits that server's heap. So here each case runs in ``--servers``
@@ -18,7 +18,9 @@ calls; recorded per process: the median call, the minor page faults per timed ca
 (``getrusage``), how many distinct output blocks the timed calls wrote, the resident
 memory, huge pages (``AnonHugePages``), the CPU it ran on, the ISA torch's kernels were
 picked for, and a reference measured right after in the same process: a 64 MiB copy in
-GB/s. The tables it prints are docs/measurement.md's "Slow processes".
+GB/s. A row whose class takes its inputs cold (``cold_inputs``) takes them cold here too,
+unless ``--warm-inputs``. The tables it prints are docs/measurement.md's "Slow
+processes".
 """
 
 from __future__ import annotations
@@ -79,10 +81,10 @@ def reference_gbps(nbytes):
         times.append(time.perf_counter() - begun)
     return 2 * nbytes / statistics.median(times[2:]) / 1e9
 
-def measure(op, variant, dtype, backward, calls):
+def measure(op, variant, dtype, backward, calls, cold):
     with controlled(controls_from_env()):
         prepared = prepare(op, variant, device="cpu", shape=tuple(json.loads(sys.argv[3])),
-                           dtype=dtype, backward=backward)
+                           dtype=dtype, backward=backward, cold=cold)
         faults, times, blocks = allocator.page_faults(), [], set()
         for _ in range(calls):
             begun = time.perf_counter()
@@ -108,7 +110,8 @@ for _ in sys.stdin:
     child = os.fork()
     if child == 0:
         os.close(readable)
-        record = measure(op, variant, dtype, sys.argv[5] == "1", int(sys.argv[4]))
+        record = measure(op, variant, dtype, sys.argv[5] == "1", int(sys.argv[4]),
+                         sys.argv[7] == "1")
         os.write(writable, json.dumps(record).encode())
         os._exit(0)
     os.close(writable)
@@ -150,12 +153,16 @@ def malloc_environment(malloc: str) -> dict:
     return allocator_environment({**os.environ, ALLOCATOR_ENV: malloc})
 
 
-def processes(case: str, malloc: str, servers: int, count: int, calls: int) -> list[dict]:
-    """``count`` processes from each of ``servers`` servers, the servers taking turns."""
+def processes(
+    case: str, malloc: str, servers: int, count: int, calls: int, warm: bool = False
+) -> list[dict]:
+    """``count`` processes from each of ``servers`` servers, the servers taking turns;
+    the inputs cold where the row takes them cold, unless ``warm``."""
     row = nightly_row(case)
     env = {**malloc_environment(malloc), "TENSOROPS_THREADS": "1", "PYTHONPATH": str(REPO_ROOT)}
     arguments = [case, json.dumps(row.spec["shape"]), str(calls)]
     arguments += ["1" if row.backward else "0", str(REFERENCE_BYTES)]
+    arguments += ["1" if row.cold and not warm else "0"]
     measured = []
     with tempfile.TemporaryDirectory(prefix="process-noise-") as scratch:
         worker = Path(scratch) / "process_noise_worker.py"
@@ -234,6 +241,11 @@ def main() -> int:
     parser.add_argument(
         "--malloc", action="append", choices=MALLOCS, help="default: jemalloc, fixed, glibc"
     )
+    parser.add_argument(
+        "--warm-inputs",
+        action="store_true",
+        help="inputs where the last call left them, also in the rows that take them cold",
+    )
     parser.add_argument("--out", type=Path, help="write every process's record as JSON")
     args = parser.parse_args()
     if min(args.servers, args.processes, args.calls) < 1:
@@ -242,7 +254,11 @@ def main() -> int:
     for case in cases:
         nightly_row(case)  # every case's bad input before the first measurement
     rows = [
-        (case, malloc, processes(case, malloc, args.servers, args.processes, args.calls))
+        (
+            case,
+            malloc,
+            processes(case, malloc, args.servers, args.processes, args.calls, args.warm_inputs),
+        )
         for case in cases
         for malloc in args.malloc or MALLOCS[:3]
     ]
