@@ -219,24 +219,24 @@ class ColdProbe(Probe):
     cold_inputs = True
 
 
-def inputs_seen(probe_op, call, times: int) -> list[torch.Tensor]:
-    seen = []
-    for _ in range(times):
-        call()
-        seen.append(probe_op["last_input"])
-    return seen
+def inputs_seen(monkeypatch, probe_op, bench: OpBenchmark, times: int) -> list[torch.Tensor]:
+    """The input of each of ``times`` calls of ``bench``, against a 96-byte cache."""
+    monkeypatch.setattr(devices.CpuDevice, "last_level_cache_bytes", lambda self: 96)
+    bench.setup(*PARAMS)
+    try:
+        seen = []
+        for _ in range(times):
+            bench.call()
+            seen.append(probe_op["last_input"])
+        return seen
+    finally:
+        bench.teardown(*PARAMS)
 
 
 def test_cold_inputs_are_equal_copies_taken_in_turn(monkeypatch, probe_op):
     """A (4, 4) float32 input is 64 bytes: against a 96-byte cache, three copies span two
     caches, and the calls take them in a cycle."""
-    monkeypatch.setattr(devices.CpuDevice, "last_level_cache_bytes", lambda self: 96)
-    bench = ColdProbe()
-    bench.setup(*PARAMS)
-    try:
-        seen = inputs_seen(probe_op, bench.call, 7)
-    finally:
-        bench.teardown(*PARAMS)
+    seen = inputs_seen(monkeypatch, probe_op, ColdProbe(), 7)
     places = [t.data_ptr() for t in seen]
     assert len(set(places)) == 3
     assert places[3:] == places[:4]
@@ -244,13 +244,7 @@ def test_cold_inputs_are_equal_copies_taken_in_turn(monkeypatch, probe_op):
 
 
 def test_warm_inputs_stay_in_one_place(monkeypatch, probe_op):
-    monkeypatch.setattr(devices.CpuDevice, "last_level_cache_bytes", lambda self: 96)
-    bench = Probe()
-    bench.setup(*PARAMS)
-    try:
-        seen = inputs_seen(probe_op, bench.call, 4)
-    finally:
-        bench.teardown(*PARAMS)
+    seen = inputs_seen(monkeypatch, probe_op, Probe(), 4)
     assert len({t.data_ptr() for t in seen}) == 1
 
 
