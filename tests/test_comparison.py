@@ -120,9 +120,27 @@ def test_pr_gate_confirms_only_the_sampled_rows_and_passes_what_does_not_reprodu
     status, first_changes = gate.decide(gate.continuous("--bench", "x"), ["--bench", "x"], True)
     assert status == 0 and f"| slower | 1.00s | 1.30s | 1.300 | {TIME_ROW} |" in first_changes
     assert gate.selections == ["x", row_selection(TIME_ROW)]
-    # The confirming pass samples four processes a side, the first pass asv's default.
+    # The confirming pass samples four processes a side, the first pass asv's default, and
+    # adds its samples to the first pass's.
     assert "rounds=4" in gate.calls[1] and "rounds=4" not in gate.calls[0]
+    assert "--append-samples" in gate.calls[1] and "--append-samples" not in gate.calls[0]
     # A count rise fails the gate even when the sampled row beside it does not reproduce.
     counted = ScriptedGate([[(1.3, TIME_ROW), (1.02, COUNT_ROW)], [(1.1, TIME_ROW)]])
     assert counted.decide(counted.continuous("--bench", "x"), [], True)[0] == 1
     assert counted.selections[1] == row_selection(TIME_ROW)
+
+
+def test_pr_gate_confirms_a_row_the_first_pass_read_slower_than_the_screen():
+    # At factor 1.2 the screen is sqrt(1.2) = 1.095: a 1.10 is measured again (a 1.25x
+    # slowdown reads that low when the base side ran a slow process), a 1.05 is not.
+    gate = ScriptedGate([[(1.10, TIME_ROW)], [(1.25, TIME_ROW)]])
+    assert gate.slower() == [] and gate.suspects() == [TIME_ROW]
+    assert gate.decide(gate.continuous("--bench", "x"), ["--bench", "x"], True)[0] == 1
+    assert gate.selections == ["x", row_selection(TIME_ROW)]
+    quiet = ScriptedGate([[(1.05, TIME_ROW)]])
+    assert quiet.decide(quiet.continuous("--bench", "x"), ["--bench", "x"], True) == (0, "")
+    assert quiet.selections == ["x"]
+    # Faster is never a suspect, and without confirming only asv's rule at the factor counts.
+    assert ScriptedGate([[(0.8, TIME_ROW)]]).suspects() == []
+    unconfirmed = ScriptedGate([[(1.10, TIME_ROW)]])
+    assert unconfirmed.decide(unconfirmed.continuous("--bench", "x"), [], False) == (0, "")

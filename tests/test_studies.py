@@ -151,7 +151,10 @@ def test_noise_batches_combine_into_one_summary_with_the_time_rows_on_their_own(
 
     batches = [
         ([run(1.02, 2.0)], [{"first_pass": 1, "verdict": 0}]),
-        ([run(1.0 / 1.3, 1.0)], [{"first_pass": 0, "verdict": 0}]),
+        (
+            [run(1.0 / 1.3, 1.0)],
+            [{"first_pass": 0, "confirmed": ["a.A.time_x('cpu',)"], "verdict": 0}],
+        ),
     ]
     paths = []
     for number, (runs, verdicts) in enumerate(batches):
@@ -164,6 +167,7 @@ def test_noise_batches_combine_into_one_summary_with_the_time_rows_on_their_own(
     assert summary["time_rows"]["max"] == pytest.approx(1.3)
     assert summary["time_rows"]["above_1.25"] == ["a.A.time_x('cpu',)"]
     assert summary["gate"]["first_passes_failing"] == 1
+    assert summary["gate"]["rows_measured_again"] == 1  # the first batch did not record it
     assert noise_study.per_row(runs)["a.A.track_gbps('cpu',)"] == [2.0, 1.0]
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(BadInput, match="not a noise_study --out file"):

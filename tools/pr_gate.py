@@ -8,9 +8,12 @@ rounds, so drift on a shared runner hits both alike) and reads the comparison
 (tools.common.compare, asv's rule) for benchmarks that got slower by more than the factor.
 asv reads every value as lower is better, so a rate (GFLOP/s, GB/s, % of peak) that
 *drops* is the slowdown, and one that rises is not.
-What the first pass flags is measured again, interleaved in four rounds a side, and only a
-slowdown that reproduces fails the gate: a no-op comparison on a 2-core runner flags a few noisy
-benchmarks by chance; a real slowdown flags them twice (README, "Choosing the factor").
+The first pass is a screen: every sampled row slower by more than the square root of the
+factor (1.07 at 1.15), significant or not, is measured again in four more rounds a side,
+interleaved, their samples added to the first pass's, and only a slowdown beyond the factor
+in all six rounds fails the gate: a no-op comparison on a 2-core runner flags a few noisy
+benchmarks by chance, and a real slowdown can read low in one pass when a side's process
+runs slow (docs/measurement.md, "Choosing the factor").
 The tables go as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when unset).
 
 Instruction counts are deterministic, so they are judged at ``COUNT_FACTOR`` (a 1% rise
@@ -68,6 +71,10 @@ COUNT_UNIT = "instructions"
 # decided the median (a 1.3x plant read 1.20; docs/measurement.md, "Is a planted slowdown
 # caught?"). Only the flagged rows pay for it.
 CONFIRMING_ROUNDS = ("-a", "rounds=4")
+# The gate's confirming pass adds its samples to the first pass's (asv's own pooling), so
+# the verdict rests on six rounds a side, not on the last four alone; asv's Mann-Whitney
+# test then has 30 samples a side instead of 20.
+POOLED = ("--append-samples",)
 VERDICTS = {
     0: "no benchmark got slower by more than the factor",
     1: "performance regressed: a benchmark is slower than the factor allows",
@@ -150,6 +157,22 @@ class Gate:
         """Rows slower beyond their factor, as ``name(params)``."""
         return sorted(row.label for row in self.rows() if row.slower(self.factor_of(row)))
 
+    @property
+    def screen(self) -> float:
+        """The first pass's slowdown that sends a sampled row to the confirming pass: half
+        the factor's margin, as a ratio. Two 1.25x plants at factor 1.15 read 1.10 and 1.21
+        (not significant) on a first pass whose base side ran one slow process, and passed
+        (docs/measurement.md, "Is a planted slowdown caught?")."""
+        return math.sqrt(self.factor)
+
+    def suspects(self) -> list[str]:
+        """Sampled rows the first pass read slower than ``screen``, significant or not."""
+        return sorted(
+            row.label
+            for row in self.rows()
+            if row.unit != COUNT_UNIT and row.slowdown > self.screen
+        )
+
     def changes(self) -> str:
         """The rows changed beyond their factor, as Markdown; empty when none."""
         changed = [
@@ -180,24 +203,32 @@ class Gate:
         if first_pass not in (0, 1, 2):
             return 3, ""
         slower = self.slower()
-        if first_pass == 2 or not slower or not confirmed:
+        if first_pass == 2 or not confirmed:
             return (2 if first_pass == 2 else int(bool(slower))), ""
         counted = {row.label for row in self.rows() if row.unit == COUNT_UNIT} & set(slower)
-        sampled = sorted(set(slower) - counted)
-        if not sampled:  # a count does not change when taken again
-            return 1, ""
+        suspects = self.suspects()
+        if not suspects:  # a count does not change when taken again
+            return int(bool(counted)), ""
         first_changes = self.changes()
-        print(f"pr_gate: {len(sampled)} rows slower; measuring them again to confirm", flush=True)
-        # Exactly the flagged rows; asv ORs --bench patterns, so the caller's is dropped.
-        selection = "|".join(row_selection(row) for row in sampled)
+        print(
+            f"pr_gate: {len(suspects)} rows slower than {self.screen:.3f}; "
+            "measuring them again to confirm",
+            flush=True,
+        )
+        # Exactly the suspect rows; asv ORs --bench patterns, so the caller's is dropped.
+        selection = "|".join(row_selection(row) for row in suspects)
         second_pass = self.continuous(
-            *split_bench_selection(asv_args)[1], "--bench", selection, *CONFIRMING_ROUNDS
+            *split_bench_selection(asv_args)[1],
+            "--bench",
+            selection,
+            *CONFIRMING_ROUNDS,
+            *POOLED,
         )
         if second_pass not in (0, 1, 2):
             return 3, first_changes
         if second_pass == 2:
             return 2, first_changes
-        reproduced = set(self.slower()) & set(sampled)
+        reproduced = set(self.slower()) & set(suspects)
         return int(bool(reproduced or counted)), first_changes
 
 

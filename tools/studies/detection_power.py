@@ -296,8 +296,10 @@ def one_try(workdir: Path, target: str, row: Row, slowdown: float, factor: float
     for name, head in (("plant", commits["plant"]), ("no_op", commits["noop"])):
         shutil.rmtree(repo / RESULTS_DIR / MACHINE, ignore_errors=True)
         gate = Gate(repo, commits["base"], head, factor, MACHINE)
-        outcome[f"{name}_gate"] = gate.decide(gate.continuous(*selection), selection, True)[0]
-        outcome[f"{name}_ratio"] = ratio(gate, row.label)
+        first_pass = gate.continuous(*selection)
+        outcome[f"{name}_first_ratio"] = ratio(gate, row.label)
+        outcome[f"{name}_gate"] = gate.decide(first_pass, selection, True)[0]
+        outcome[f"{name}_ratio"] = ratio(gate, row.label)  # both passes' samples, if confirmed
     if find:
         shutil.rmtree(repo / RESULTS_DIR / MACHINE, ignore_errors=True)
         named = find_names(repo, row.label, commits["base"], commits["filler4"])

@@ -135,6 +135,8 @@ def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
         "gate": {
             "first_passes_failing": sum(v["first_pass"] == 1 for v in verdicts),
             "false_alarms_after_confirming": sum(v["verdict"] == 1 for v in verdicts),
+            # Older runs predate the screen and did not record what they measured again.
+            "rows_measured_again": sum(len(v.get("confirmed", ())) for v in verdicts),
             "runs": verdicts,
         },
     }
@@ -185,10 +187,11 @@ def measure(
             raise ExternalFailure(f"asv continuous exited {first_pass} in run {number + 1}")
         # Rows come from the first pass alone: confirming re-measures what it flagged.
         rows.append(comparison_rows(gate.rows()))
+        confirmed = gate.suspects()
         verdict, _ = gate.decide(first_pass, selection, confirmed=True)
         for path in result_files(repo):
             path.unlink()  # the next run measures afresh
-        verdicts.append({"first_pass": first_pass, "verdict": verdict})
+        verdicts.append({"first_pass": first_pass, "confirmed": confirmed, "verdict": verdict})
         print(json.dumps(summarize(rows[-1:], verdicts[-1:]), indent=1), flush=True)
     return rows, verdicts
 
