@@ -120,10 +120,8 @@ def test_pr_gate_confirms_only_the_sampled_rows_and_passes_what_does_not_reprodu
     status, first_changes = gate.decide(gate.continuous("--bench", "x"), ["--bench", "x"], True)
     assert status == 0 and f"| slower | 1.00s | 1.30s | 1.300 | {TIME_ROW} |" in first_changes
     assert gate.selections == ["x", row_selection(TIME_ROW)]
-    # The confirming pass samples four processes a side, the first pass asv's default, and
-    # adds its samples to the first pass's.
+    # The confirming pass samples four processes a side, the first pass asv's default.
     assert "rounds=4" in gate.calls[1] and "rounds=4" not in gate.calls[0]
-    assert "--append-samples" in gate.calls[1] and "--append-samples" not in gate.calls[0]
     # A count rise fails the gate even when the sampled row beside it does not reproduce.
     counted = ScriptedGate([[(1.3, TIME_ROW), (1.02, COUNT_ROW)], [(1.1, TIME_ROW)]])
     assert counted.decide(counted.continuous("--bench", "x"), [], True)[0] == 1

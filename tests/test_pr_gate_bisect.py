@@ -15,7 +15,6 @@ import sys
 import pytest
 
 from benchmarks._harness import tiers
-from tools.common import RESULTS_DIR, compare
 from tools.pr_gate import VERDICTS
 
 from .project_repo import break_silu, isolated_env, make_project_repo, slow_down_silu
@@ -74,12 +73,6 @@ def test_a_2x_slower_op_fails_with_the_regression_message(gate_repo):
     confirmed = text.split("First pass, before confirming")[0]
     regressed = [line for line in confirmed.splitlines() if line.startswith("| slower")]
     assert regressed and all(BENCH in line and "'functional'" in line for line in regressed)
-    # The verdict pools both passes: asv takes at most five samples a round when a
-    # benchmark runs more than one, so more than twenty is the first pass's two rounds
-    # added to the confirming pass's four.
-    rows = compare(repo.path / RESULTS_DIR, "pr-gate", commits["noop"], commits["slow"])
-    confirmed_rows = [row for row in rows if any(row.label in line for line in regressed)]
-    assert confirmed_rows and all(len(row.after_stats[1]) > 20 for row in confirmed_rows)
 
 
 def test_a_raising_benchmark_fails_with_the_failure_message(gate_repo):

@@ -9,11 +9,10 @@ rounds, so drift on a shared runner hits both alike) and reads the comparison
 asv reads every value as lower is better, so a rate (GFLOP/s, GB/s, % of peak) that
 *drops* is the slowdown, and one that rises is not.
 The first pass is a screen: every sampled row slower by more than the square root of the
-factor (1.07 at 1.15), significant or not, is measured again in four more rounds a side,
-interleaved, their samples added to the first pass's, and only a slowdown beyond the factor
-in all six rounds fails the gate: a no-op comparison on a 2-core runner flags a few noisy
-benchmarks by chance, and a real slowdown can read low in one pass when a side's process
-runs slow (docs/measurement.md, "Choosing the factor").
+factor (1.07 at 1.15), significant or not, is measured again, interleaved, in four rounds a
+side, and only a slowdown beyond the factor on that pass fails the gate: a no-op comparison
+on a 2-core runner flags a few noisy benchmarks by chance, and a real slowdown can read low
+in one pass when a side's process runs slow (docs/measurement.md, "Choosing the factor").
 The tables go as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when unset).
 
 Instruction counts are deterministic, so they are judged at ``COUNT_FACTOR`` (a 1% rise
@@ -71,10 +70,6 @@ COUNT_UNIT = "instructions"
 # decided the median (a 1.3x plant read 1.20; docs/measurement.md, "Is a planted slowdown
 # caught?"). Only the flagged rows pay for it.
 CONFIRMING_ROUNDS = ("-a", "rounds=4")
-# The gate's confirming pass adds its samples to the first pass's (asv's own pooling), so
-# the verdict rests on six rounds a side, not on the last four alone; asv's Mann-Whitney
-# test then has 30 samples a side instead of 20.
-POOLED = ("--append-samples",)
 VERDICTS = {
     0: "no benchmark got slower by more than the factor",
     1: "performance regressed: a benchmark is slower than the factor allows",
@@ -222,7 +217,6 @@ class Gate:
             "--bench",
             selection,
             *CONFIRMING_ROUNDS,
-            *POOLED,
         )
         if second_pass not in (0, 1, 2):
             return 3, first_changes
