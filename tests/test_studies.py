@@ -357,3 +357,34 @@ def test_process_noise_takes_a_rows_inputs_cold_where_its_class_does():
 
     assert nightly_row("gather/flat_take/float32").cold
     assert not nightly_row("zeros/on_device/float32").cold
+
+
+def test_host_speed_reads_each_window_against_the_median_of_all():
+    from tools.studies.host_speed import spread
+
+    figures = spread([1.0] * 17 + [1.2, 0.5, 0.95])
+    assert figures["median_ms"] == 1000.0 and figures["windows"] == 20
+    assert (figures["min"], figures["max"]) == (0.5, 1.2)
+    assert figures["share_off"] == pytest.approx(0.1)  # 1.2 and 0.5; 0.95 is not off
+    assert figures["p5"] == 0.5 and figures["p95"] == 1.0  # nearest rank: the 1st, the 19th
+
+
+def test_host_speed_times_both_calls_in_windows_and_refuses_a_window_past_the_run(tmp_path):
+    out = tmp_path / "speed.json"
+    command = [sys.executable, "-m", "tools.studies.host_speed", "--seconds", "1"]
+    done = subprocess.run(
+        [*command, "--window", "0.1", "--out", str(out)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    saved = json.loads(out.read_text())
+    assert set(saved["ops"]) == {"mm 512^3 float32", "copy 64 MiB"}
+    for name, series in saved["series_ms"].items():
+        assert len(series) == saved["ops"][name]["windows"] >= 2
+        assert all(value > 0 for value in series)
+    assert "windows relative to it" in done.stdout
+    bad = subprocess.run([*command, "--window", "2"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert bad.returncode == 4 and "the window within the run" in bad.stderr
