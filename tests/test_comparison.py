@@ -135,9 +135,10 @@ def test_pr_gate_confirms_a_row_the_first_pass_read_slower_than_the_screen():
     assert gate.slower() == [] and gate.suspects() == [TIME_ROW]
     assert gate.decide(gate.continuous("--bench", "x"), ["--bench", "x"], True)[0] == 1
     assert gate.selections == ["x", row_selection(TIME_ROW)]
+    assert gate.measured_again == (TIME_ROW,)
     quiet = ScriptedGate([[(1.05, TIME_ROW)]])
     assert quiet.decide(quiet.continuous("--bench", "x"), ["--bench", "x"], True) == (0, "")
-    assert quiet.selections == ["x"]
+    assert quiet.selections == ["x"] and quiet.measured_again == ()
     # Faster is never a suspect, and without confirming only asv's rule at the factor counts.
     assert ScriptedGate([[(0.8, TIME_ROW)]]).suspects() == []
     unconfirmed = ScriptedGate([[(1.10, TIME_ROW)]])

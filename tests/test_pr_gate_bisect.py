@@ -69,6 +69,7 @@ def test_a_2x_slower_op_fails_with_the_regression_message(gate_repo):
     assert f"pr_gate: {VERDICTS[1]}" in done.stdout
     text = summary.read_text()
     assert text.startswith(f"## Benchmarks: {VERDICTS[1]}")
+    assert re.search(r"\d+ rows read slower than 1\.0\d+ on the first pass were measured", text)
     # The confirmed changes come first; the first pass may also hold a noisy row.
     confirmed = text.split("First pass, before confirming")[0]
     regressed = [line for line in confirmed.splitlines() if line.startswith("| slower")]

@@ -115,6 +115,10 @@ def with_default_selection(asv_args: list[str], repo: Path) -> list[str]:
 class Gate:
     """One base/head comparison on one asv machine."""
 
+    # The rows the confirming pass measured again (``decide``); many on a no-op change
+    # means a noisy runner (docs/measurement.md, "A noisier host").
+    measured_again: tuple[str, ...] = ()
+
     def __init__(self, repo: Path, base: str, head: str, factor: float, machine: str):
         self.repo, self.factor, self.machine = repo, factor, machine
         self.base, self.head = resolve_commit(base, repo), resolve_commit(head, repo)
@@ -202,6 +206,7 @@ class Gate:
             return (2 if first_pass == 2 else int(bool(slower))), ""
         counted = {row.label for row in self.rows() if row.unit == COUNT_UNIT} & set(slower)
         suspects = self.suspects()
+        self.measured_again = tuple(suspects)
         if not suspects:  # a count does not change when taken again
             return int(bool(counted)), ""
         first_changes = self.changes()
@@ -271,6 +276,11 @@ def main() -> int:
         sections.append(gate.changes() or "No benchmark changed beyond the factor.")
         if status == 1 and (why := gate.why()):
             sections.append(f"### Why the instruction counts grew\n\n{why}")
+        if gate.measured_again:
+            sections.append(
+                f"{len(gate.measured_again)} rows read slower than {gate.screen:.3f} on the "
+                "first pass were measured again; the verdict is that second measurement's."
+            )
         if first_changes:
             sections.append(f"First pass, before confirming:\n\n{first_changes}")
         sections.append(
