@@ -10,6 +10,7 @@ import statistics
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 import torch
@@ -54,6 +55,14 @@ def test_throughput_tracks_give_asv_one_sample_per_timed_block(monkeypatch, prob
     finally:
         for bench in (bandwidth, flops):  # last set up, first torn down: controls nest
             bench.teardown(*PARAMS)
+
+
+def test_a_call_slower_than_the_run_time_still_gives_three_samples():
+    """One block (a call longer than min_run_time) would give asv an infinite interval."""
+    calls = []
+    seconds, number = measure.sampled_seconds(lambda: calls.append(time.sleep(0.02)), 1, 0.01)
+    assert number == 1 and len(seconds) == measure.MIN_BLOCKS == 3
+    assert all(s >= 0.02 for s in seconds) and len(calls) >= 3
 
 
 def test_an_op_without_flops_skips_its_flops_tracks_saying_why(probe_op, capsys):

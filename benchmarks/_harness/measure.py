@@ -15,18 +15,27 @@ from torch.utils.benchmark import Timer
 
 from .devices import Device
 
+# A call slower than min_run_time leaves blocked_autorange one block, and asv gives one
+# sample an infinite interval, which no comparison can ever call significant (a float16
+# 1024^3 mm takes 4 s on a CPU without native float16). Three samples give asv a finite
+# one.
+MIN_BLOCKS = 3
+
 
 def sampled_seconds(
     call: Callable[[], Any], threads: int, min_run_time: float = 0.2
 ) -> tuple[list[float], int]:
-    """Seconds per call of each block of torch.utils.benchmark's blocked_autorange, and
-    the calls per block.
+    """Seconds per call of each block of torch.utils.benchmark's blocked_autorange, at
+    least ``MIN_BLOCKS`` of them, and the calls per block.
 
     Timer syncs the accelerator around each block, so the interval holds the device work.
     """
     timer = Timer(stmt="call()", globals={"call": call}, num_threads=threads)
     measured = timer.blocked_autorange(min_run_time=min_run_time)
-    return list(measured.times), measured.number_per_run
+    times = list(measured.times)
+    while len(times) < MIN_BLOCKS:
+        times += timer.timeit(measured.number_per_run).times
+    return times, measured.number_per_run
 
 
 def measure_seconds(call: Callable[[], Any], threads: int, min_run_time: float = 0.2) -> float:
