@@ -15,7 +15,8 @@ import torch
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from benchmarks import _harness
-from benchmarks._harness import calibration, controls, tracks
+from benchmarks._harness import calibration, controls, measure, tracks
+from benchmarks._harness.prepare import prepare_once
 from benchmarks._harness.twins import Counted
 
 from .conftest import REPO_ROOT
@@ -84,14 +85,29 @@ def arguments(combination) -> tuple:
     return (*cached, *combination.params)
 
 
-@pytest.fixture(autouse=True)
-def quick_tracks(monkeypatch):
-    monkeypatch.setattr(tracks._Tracks, "throughput_min_run_time", 0.01)
-    monkeypatch.setattr(calibration, "CALIBRATION_MIN_RUN_TIME", 0.01)
-    monkeypatch.delenv(controls.THREADS_ENV, raising=False)
+@pytest.fixture(scope="module", autouse=True)
+def calibration_per_module():
+    """Each peak (per device, dtype and controls) is measured once for the whole module,
+    as asv measures it once per run: a float16 peak is a 1024^3 product that takes
+    4 s a call on a CPU without native float16, and measured again for each of its rows
+    it made this module the longest part of CI."""
     _harness.drop_cache()
     yield
     _harness.drop_cache()
+
+
+@pytest.fixture(autouse=True)
+def quick_tracks(monkeypatch):
+    """Tracks run once here, not measured: the shortest blocks, one of them (the
+    three-block minimum: test_harness_tracks.py), and no prepared case kept between
+    tests."""
+    monkeypatch.setattr(tracks._Tracks, "throughput_min_run_time", 0.01)
+    monkeypatch.setattr(calibration, "CALIBRATION_MIN_RUN_TIME", 0.01)
+    monkeypatch.setattr(measure, "MIN_BLOCKS", 1)
+    monkeypatch.delenv(controls.THREADS_ENV, raising=False)
+    prepare_once.cache_clear()
+    yield
+    prepare_once.cache_clear()
 
 
 @pytest.mark.parametrize("combination", combinations(), ids=str)
