@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ MACHINE = "e2e-machine"
 # Batched products, not MatMul: MatMul's float16 1024^3 rows take 4 s a call on a CPU
 # without native float16, and ran for minutes of CI on such a host.
 TIMED = "bench_matmul.BatchedMatMul.time_bmm"
+TRACKED = "bench_matmul.BatchedMatMul.track_gflops"
 SUBSET = r"bench_matmul\.BatchedMatMul\.time_bmm|bench_creation\.Zeros"
 
 # SetupProbe counts setup calls and timed calls to a file, to check how often asv_runner
@@ -191,8 +193,8 @@ def test_a_throughput_track_is_stored_with_a_confidence_interval(clone):
     """A track's samples reach asv as a timing result's do: asv stores their median and
     its 99% interval, which asv compare tests a change against."""
     repo, hashes = clone
-    asv_on_head(repo, r"bench_matmul\.BatchedMatMul\.track_gflops", "--quick")
-    row = result_row(result_files(repo)[hashes[0]], "bench_matmul.BatchedMatMul.track_gflops")
+    asv_on_head(repo, re.escape(TRACKED), "--quick")
+    row = result_row(result_files(repo)[hashes[0]], TRACKED)
     measured = [
         (value, low, high)
         for value, low, high in zip(
@@ -200,7 +202,7 @@ def test_a_throughput_track_is_stored_with_a_confidence_interval(clone):
         )
         if value is not None and not math.isnan(value)
     ]
-    assert measured, "no CPU row of BatchedMatMul.track_gflops was measured"
+    assert measured, f"no CPU row of {TRACKED} was measured"
     # A finite interval around the median (one sample would give an infinite one); asv's
     # interval from three samples may reach below zero, which is still an interval.
     for value, low, high in measured:
