@@ -10,8 +10,7 @@ import tensorops
 from benchmarks import _harness
 from benchmarks._harness import devices
 from tensorops._registry import _OPS, define_op, variant
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from tests.support import REPO_ROOT  # noqa: F401 - fixtures and tests share it
 
 
 @pytest.fixture(scope="session")

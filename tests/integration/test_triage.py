@@ -17,12 +17,11 @@ import subprocess
 
 import pytest
 
+from tests.support.github_standin import github_standin
+from tests.support.project_repo import ProjectRepo, isolated_env, make_project_repo
 from tools.nightly import PARTIAL_SUFFIX
 
-from .github_standin import github_standin
-from .project_repo import ProjectRepo, isolated_env, make_project_repo
-
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = pytest.mark.timeout(1800)
 
 ROW = "bench_reduction.LogSumExp.time_logsumexp('cpu', 'float32', (32, 512, 768), 'functional')"
 SELECTION = f"^{re.escape(ROW)}$"

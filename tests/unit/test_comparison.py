@@ -9,6 +9,7 @@ import re
 
 from benchmarks._harness import twins
 from benchmarks._shapes import NLP, product
+from tests.support.scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
 from tools import pr_gate
 from tools.common import (
     REPO_ROOT,
@@ -20,8 +21,6 @@ from tools.common import (
     row_selection,
     split_bench_selection,
 )
-
-from .scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
 
 
 def row(name: str, unit: str, before: float, after: float, params: str = "('cpu',)") -> Row:

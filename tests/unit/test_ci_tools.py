@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import REPO_ROOT
+from tests.support.project_repo import ProjectRepo, isolated_env
 from tools import bisect_slowdown as bisect
 from tools import nightly, publish
 from tools.common import (
@@ -24,9 +26,6 @@ from tools.common import (
     register_machine,
     run_main,
 )
-
-from .conftest import REPO_ROOT
-from .project_repo import ProjectRepo, isolated_env
 
 
 @pytest.fixture

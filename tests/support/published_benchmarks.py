@@ -14,6 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from tests.support import REPO_ROOT
+
 RECORD = Path(__file__).with_name("published_benchmarks.json")
 
 
@@ -45,5 +47,5 @@ def record(root: Path) -> dict[str, dict]:
 
 
 if __name__ == "__main__":
-    added = record(Path(__file__).resolve().parent.parent)
+    added = record(REPO_ROOT)
     print(f"recorded {len(added)} new benchmarks in {RECORD.name}")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from .conftest import REPO_ROOT
+from tests.support import REPO_ROOT
 
 
 def load_tool(name: str):

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from .project_repo import isolated_env, make_project_repo
-from .site_browser import browse_site
+from tests.support.project_repo import isolated_env, make_project_repo
+from tests.support.site_browser import browse_site
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = pytest.mark.timeout(900)
 
 BENCH = "bench_creation.Zeros.time_zeros"
 

@@ -19,8 +19,7 @@ from benchmarks._harness.twins import (
     timed_cases,
     twin_classes,
 )
-
-from .suites import benchmark_classes
+from tests.support.suites import benchmark_classes
 
 
 def default_cpu_time_rows():

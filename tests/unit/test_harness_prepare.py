@@ -12,8 +12,7 @@ import torch
 import tensorops
 from benchmarks._harness import cold, controls, devices, prepare, warmup
 from benchmarks._harness.base import OpBenchmark
-
-from .probe import PARAMS, Probe, run_like_asv
+from tests.support.probe import PARAMS, Probe, run_like_asv
 
 # ------------------------------------------------------------------- skips
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import REPO_ROOT
-from .project_repo import ProjectRepo, isolated_env
+from tests.support import REPO_ROOT
+from tests.support.project_repo import ProjectRepo, isolated_env
 
 WORKFLOWS = REPO_ROOT / ".github" / "workflows"
 BIN = Path(sys.executable).parent

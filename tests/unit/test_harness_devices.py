@@ -11,8 +11,7 @@ import torch
 from benchmarks import bench_device
 from benchmarks._harness import TF32Switch, devices
 from benchmarks._harness.base import OpBenchmark
-
-from .probe import ProbeOnDevice
+from tests.support.probe import ProbeOnDevice
 
 
 class FakeQueue:

@@ -20,13 +20,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.project_repo import (
+    ProjectRepo,
+    clone_project_repo,
+    isolated_env,
+    make_project_repo,
+)
+from tests.support.site_browser import browse_site
 from tools.nightly import PARTIAL_SUFFIX, commits_to_run
 from tools.results_branch import ResultsBranch
 
-from .project_repo import ProjectRepo, clone_project_repo, isolated_env, make_project_repo
-from .site_browser import browse_site
-
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = pytest.mark.timeout(1800)
 
 BRANCH = "asv-results"
 BENCH = "bench_creation.Zeros.time_zeros"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from .conftest import REPO_ROOT
-from .published_benchmarks import RECORD, discovered
+from tests.support import REPO_ROOT
+from tests.support.published_benchmarks import RECORD, discovered
 
 
 def test_every_published_benchmark_keeps_its_name_params_and_version():

@@ -15,12 +15,11 @@ import sys
 import pytest
 
 from benchmarks._harness import tiers
+from tests.support.project_repo import break_silu, isolated_env, make_project_repo, slow_down_silu
+from tests.support.suites import benchmark_classes
 from tools.pr_gate import VERDICTS
 
-from .project_repo import break_silu, isolated_env, make_project_repo, slow_down_silu
-from .suites import benchmark_classes
-
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = pytest.mark.timeout(1800)
 
 BENCH = "bench_activation.Silu.time_silu"
 # The float32 rows only: silu's bfloat16 manual row on this 2-core machine sometimes runs

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.project_repo import ASV, ProjectRepo, isolated_env, make_project_repo
 from tools.common import allocator_environment
 
-from .project_repo import ASV, ProjectRepo, isolated_env, make_project_repo
-
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
+pytestmark = pytest.mark.timeout(1500)
 
 MACHINE = "e2e-machine"
 # Batched products, not MatMul: MatMul's float16 1024^3 rows take 4 s a call on a CPU

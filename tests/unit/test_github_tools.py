@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO_ROOT
-from .github_standin import TOKEN, github_standin
+from tests.support import REPO_ROOT
+from tests.support.github_standin import TOKEN, github_standin
 
 SHA = "a" * 40
 

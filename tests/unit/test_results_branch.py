@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import REPO_ROOT
+from tests.support.project_repo import ProjectRepo, isolated_env
 from tools import results_branch
 from tools.common import ExternalFailure, describe_machine
 from tools.results_branch import Outbox, ResultsBranch
-
-from .conftest import REPO_ROOT
-from .project_repo import ProjectRepo, isolated_env
 
 BRANCH = "asv-results"
 

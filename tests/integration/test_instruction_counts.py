@@ -15,12 +15,10 @@ import pytest
 from benchmarks import bench_instructions
 from benchmarks._harness import callgrind
 from benchmarks._harness.twins import Counted, selected_cases
+from tests.support.project_repo import isolated_env, make_project_repo
 from tools.common import row_selection
 
-from .project_repo import isolated_env, make_project_repo
-
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.timeout(1800),
     pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed"),
 ]

@@ -31,9 +31,8 @@ from benchmarks._harness import (
 )
 from benchmarks._harness.base import OpBenchmark
 from tensorops._registry import _OPS
-
-from .conftest import REPO_ROOT
-from .probe import PARAMS, Probe, ProbeBandwidth, ProbeFlops
+from tests.support import REPO_ROOT
+from tests.support.probe import PARAMS, Probe, ProbeBandwidth, ProbeFlops
 
 # ------------------------------------------------------------------- throughput
 
@@ -255,7 +254,7 @@ def test_importing_the_suites_does_not_touch_cuda():
             raise SystemExit("CUDA initialised at import")
         torch.cuda._lazy_init = forbidden
         torch.cuda.init = forbidden
-        import tests.suites as suites
+        import tests.support.suites as suites
         modules = suites.suite_modules()
         assert len(modules) >= 8, modules
         assert not torch.cuda.is_initialized()

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import REPO_ROOT
+from tests.support.scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
 from tools.common import BadInput, ExternalFailure
-
-from .conftest import REPO_ROOT
-from .scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
 
 SILU_ROW = "bench_activation.Silu.time_silu('cpu', 'float32', (32, 512, 768), 'functional')"
 SILU_COUNT_ROW = (
@@ -223,7 +222,7 @@ def test_no_unit_test_compares_timings():
     timing_calls = re.compile(r"\b(crosscheck|timer_seconds|asv_seconds|blocked_autorange)\(")
     offenders = [
         path.name
-        for path in (REPO_ROOT / "tests").glob("test_*.py")
+        for path in (REPO_ROOT / "tests").rglob("test_*.py")
         if timing_calls.search(path.read_text())
     ]
     assert offenders == []

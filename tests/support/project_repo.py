@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .conftest import REPO_ROOT
+from tests.support import REPO_ROOT
 
 ASV = str(Path(sys.executable).with_name("asv"))
 

@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from benchmarks._harness import tiers
 from benchmarks._harness.tiers import benchmark_methods, suite_modules
 
-__all__ = ["Combination", "benchmark_classes", "benchmark_methods", "combinations", "suite_modules"]
+__all__ = [
+    "Combination",
+    "benchmark_classes",
+    "benchmark_methods",
+    "combinations",
+    "qualified",
+    "suite_modules",
+]
 
 
 @dataclass(frozen=True)
@@ -23,6 +30,11 @@ class Combination:
 
     def __str__(self) -> str:
         return f"{self.cls.__module__.split('.')[-1]}.{self.cls.__name__}{self.params}"
+
+
+def qualified(cls: type) -> str:
+    """A suite class as asv names it: ``bench_module.Class``."""
+    return f"{cls.__module__.split('.')[-1]}.{cls.__name__}"
 
 
 def benchmark_classes() -> list[type]:
