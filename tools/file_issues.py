@@ -20,14 +20,9 @@ import json
 import re
 from pathlib import Path
 
-from tools.common import (
-    ArgumentParser,
-    BadInput,
-    ExternalFailure,
-    append_step_summary,
-    run_main,
-)
-from tools.github import GitHub
+from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, run_main
+from tools._lib.github import GitHub
+from tools._lib.summary import append_step_summary
 
 LABEL = "performance-regression"
 LABEL_COLOR = "d93f0b"

@@ -29,56 +29,28 @@ go under the machine name NAME-partial, never shadowing NAME's full results; a
 
 from __future__ import annotations
 
-import datetime
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from tools.common import (
-    REGRESSED,
-    RESULTS_DIR,
+from tools._lib.asv_run import asv, bench_selection
+from tools._lib.cli import (
     ArgumentParser,
     BadInput,
     ExternalFailure,
-    asv,
-    bench_selection,
-    describe_machine,
-    first_parent_commits,
+    Status,
     machine_name,
-    machine_result_files,
-    register_machine,
-    repo_root,
+    minutes,
     run_main,
-    tier_selection,
 )
-from tools.publish import publish
-from tools.results_branch import DEFAULT_BRANCH, Outbox, ResultsBranch
+from tools._lib.git import first_parent_commits, repo_root
+from tools._lib.machines import describe_machine, register_machine
+from tools._lib.manifest import write_manifest
+from tools._lib.outbox import Outbox
+from tools._lib.results import RESULTS_DIR, machine_result_files
+from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.site import publish
+from tools._lib.suites import tier_selection
 
-MANIFEST = "manifest.txt"  # not *.json: asv would try to load it as a result file
-# Run by the asv env's interpreter, from the repo root: what the benchmarks ran under.
-MANIFEST_PROBE = """
-import dataclasses, os, platform, torch
-from benchmarks._harness.controls import controls_from_env
-controls = dataclasses.asdict(controls_from_env())
-cuda = torch.cuda.is_available()
-facts = {
-    "python": platform.python_version(),
-    "platform": platform.platform(),
-    "cpu_count": os.cpu_count(),
-    "torch": torch.__version__,
-    "cuda": torch.version.cuda,
-    "cudnn": torch.backends.cudnn.version() if cuda else None,
-    "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())],
-    "threads (harness)": controls["threads"],
-    "tf32 (harness)": controls["allow_tf32"],
-    "cudnn.benchmark (harness)": controls["cudnn_benchmark"],
-    "tf32 matmul (torch default)": torch.backends.cuda.matmul.allow_tf32,
-    "tf32 cudnn (torch default)": torch.backends.cudnn.allow_tf32,
-}
-for key, value in facts.items():
-    print(f"{key}: {value}")
-"""
 # asv run options that measure less than the full suite, or measure it less well.
 PARTIAL_OPTIONS = ("--bench", "-b", "--quick", "-q", "--attribute", "-a")
 PARTIAL_SUFFIX = "-partial"
@@ -104,36 +76,6 @@ def commits_to_run(
         if commit not in covered or (expected is not None and not expected <= covered[commit])
     ]
     return wanted[:limit]
-
-
-def write_manifest(repo: Path, machine: str) -> None:
-    """Record torch, CUDA, cuDNN, GPUs, controls and pip freeze of each asv env. A probe
-    that fails is recorded as such: it never costs the night's results."""
-    sections = [f"# written by tools/nightly.py at {datetime.datetime.now(datetime.UTC):%FT%TZ}"]
-    for python in sorted((repo / ".asv" / "env").glob("*/bin/python")):
-        env = python.parent.parent.name
-        try:
-            probe = subprocess.run(
-                [str(python), "-c", MANIFEST_PROBE], cwd=repo, capture_output=True, text=True
-            )
-            frozen = subprocess.run(
-                [str(python), "-m", "pip", "freeze"], capture_output=True, text=True
-            )
-        except OSError as error:
-            sections.append(f"[{env}]\nprobe failed: {error}")
-            continue
-        facts = (
-            probe.stdout.rstrip()
-            if probe.returncode == 0
-            else (f"probe failed ({probe.returncode}): {probe.stderr.strip()[-300:]}")
-        )
-        packages = "\n".join(f"  {line}" for line in frozen.stdout.splitlines())
-        if frozen.returncode != 0:
-            packages = f"  pip freeze failed ({frozen.returncode})"
-        sections.append(f"[{env}]\n{facts}\npip freeze:\n{packages}")
-        if probe.returncode != 0 or frozen.returncode != 0:
-            print(f"nightly: the manifest of {env} is incomplete (see {MANIFEST})", file=sys.stderr)
-    (repo / RESULTS_DIR / machine / MANIFEST).write_text("\n\n".join(sections) + "\n")
 
 
 class Night:
@@ -180,15 +122,12 @@ class Night:
         return done.returncode == 2
 
     def save(self, message: str) -> None:
-        if self.outbox is None:
-            landed = self.branch.land(message)
-            where = f"pushed to {self.args.remote} {self.args.branch}"
-        else:
-            before = self.branch._git("rev-parse", "HEAD")
-            landed = self.branch.commit(message)
-            if landed:
-                self.outbox.add(self.branch.changed_files(before))
-            where = f"added to {self.outbox.path}"
+        landed = self.branch.save(message, self.outbox)
+        where = (
+            f"added to {self.outbox.path}"
+            if self.outbox
+            else f"pushed to {self.args.remote} {self.args.branch}"
+        )
         print(f"nightly: {message}: {where if landed else 'nothing new'}", flush=True)
 
     def run(self) -> int:
@@ -219,7 +158,7 @@ class Night:
             publish(self.repo, self.args.site)
         if failed:
             print("nightly: some benchmarks failed (results saved); see asv's output above")
-            return REGRESSED
+            return Status.REGRESSED
         return 0
 
 
@@ -240,7 +179,7 @@ def main() -> int:
     parser.add_argument("--max-commits", type=int, default=5, metavar="K")
     parser.add_argument(
         "--budget-minutes",
-        type=float,
+        type=minutes,
         metavar="M",
         help="start no commit that would end past M minutes",
     )
@@ -260,8 +199,6 @@ def main() -> int:
     args = parser.parse_args()
     if args.max_commits < 1:
         raise BadInput("--max-commits must be at least 1")
-    if args.budget_minutes is not None and not 0 < args.budget_minutes < float("inf"):
-        raise BadInput("--budget-minutes must be a positive number")
     return Night(args, repo_root()).run()
 
 

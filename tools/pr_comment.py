@@ -22,8 +22,8 @@ import os
 import re
 from pathlib import Path
 
-from tools.common import ArgumentParser, BadInput, run_main
-from tools.github import GitHub
+from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.github import GitHub
 
 MARKER = "<!-- tensorops-pr-gate -->"
 # GitHub refuses comment bodies over 65536 characters.

@@ -14,125 +14,12 @@ and never the repository, ``.git`` or asv's results or environments.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from tools.common import (
-    RESULTS_DIR,
-    ArgumentParser,
-    BadInput,
-    ExternalFailure,
-    asv,
-    git,
-    machine_result_files,
-    repo_root,
-    run_main,
-)
-from tools.results_branch import DEFAULT_BRANCH, ResultsBranch
-
-SITE_MARKER = ".tensorops-site"
-
-
-def check_site(repo: Path, site: Path) -> Path:
-    """``site``, resolved, when publishing may empty it; bad input otherwise."""
-    site, repo = site.resolve(), repo.resolve()
-    protected = [repo / ".git", repo / RESULTS_DIR, repo / ".asv" / "env"]
-    if repo.is_relative_to(site) or any(site.is_relative_to(p) for p in protected):
-        raise BadInput(f"--site {site} would empty the repository or its data; choose another")
-    if site == repo / ".asv" or site == Path.home():
-        raise BadInput(f"--site {site} would empty {site}; choose another")
-    if site.exists():
-        if not site.is_dir():
-            raise BadInput(f"--site {site} is a file")
-        if any(site.iterdir()) and not (site / SITE_MARKER).exists():
-            raise BadInput(
-                f"--site {site} holds files this tool did not publish; give an empty or new "
-                "directory"
-            )
-    return site
-
-
-def remove_legacy_page(site: Path) -> None:
-    """asv's own page and scripts, which asv-tachyon's UI does not use."""
-    import asv as asv_package
-
-    for shipped in (Path(asv_package.__file__).parent / "www").iterdir():
-        if shipped.name != "index.html":
-            (site / shipped.name).unlink(missing_ok=True)
-    (site / "index.legacy.html").unlink(missing_ok=True)
-
-
-def complete_graph_index(site: Path) -> list[str]:
-    """Make every benchmark in index.json have a graph (and samples) for every machine, so
-    the UI fetches no file that is not there. A benchmark no machine has results for (a new one,
-    or one outside a ``--bench`` subset) is left out; one that some machines lack gets an
-    empty graph there. Returns the benchmarks left out."""
-    index_path = site / "index.json"
-    index = json.loads(index_path.read_text())
-    graphs = [path for path in (site / "graphs").rglob("*.json") if "summary" not in path.parts]
-    dropped = sorted(set(index["benchmarks"]) - {path.stem for path in graphs})
-    for name in dropped:
-        del index["benchmarks"][name]
-    index_path.write_text(json.dumps(index))
-    for folder in {path.parent for path in graphs}:
-        # asv-tachyon also asks for the raw samples beside each graph, under samples/;
-        # asv publishes none, so each gets an empty set (absent, each is a 404).
-        samples = site / "samples" / folder.relative_to(site / "graphs")
-        samples.mkdir(parents=True, exist_ok=True)
-        for name in index["benchmarks"]:
-            if not (folder / f"{name}.json").exists():
-                (folder / f"{name}.json").write_text("[]")
-            (samples / f"{name}.json").write_text("{}")
-    return dropped
-
-
-def write_ui_sidecars(repo: Path, site: Path) -> None:
-    """The optional files asv-tachyon asks for: commit subjects shown beside each point,
-    and empty profile and mute lists (absent, each fetch is a 404 in the console)."""
-    index = json.loads((site / "index.json").read_text())
-    hashes = index.get("revision_to_hash", {})
-    log = git("log", "--no-walk=unsorted", "--format=%H %s", *hashes.values(), cwd=repo)
-    subjects = dict(line.split(" ", 1) for line in log.splitlines() if " " in line)
-    commits = {
-        "by_hash": subjects,
-        "by_revision": {rev: subjects[sha] for rev, sha in hashes.items() if sha in subjects},
-    }
-    (site / "commits.json").write_text(json.dumps(commits, indent=1))
-    (site / "profiles.json").write_text(json.dumps({"paths": {}}))
-    (site / "regressions-ignore.json").write_text("[]")
-
-
-def publish(repo: Path, site: Path) -> None:
-    """Publish the results now in the repo's results_dir to ``site``."""
-    site = check_site(repo, site)
-    results = repo / RESULTS_DIR
-    machines = sorted(p.name for p in results.iterdir() if (p / "machine.json").is_file())
-    if not machines:
-        raise BadInput(f"no machine's results in {results}")
-    for machine in machines:
-        machine_result_files(results, machine)  # a corrupt file stops here, named
-    done = asv("publish", "--no-pull", "--html-dir", str(site), cwd=repo, capture=True)
-    if done.returncode != 0:
-        raise ExternalFailure(f"asv publish failed: {(done.stderr or done.stdout)[-500:]}")
-    tachyon = Path(sys.executable).with_name("asv-tachyon")
-    installed = subprocess.run(
-        [str(tachyon) if tachyon.exists() else "asv-tachyon", "install", "--no-backup", str(site)],
-        capture_output=True,
-        text=True,
-    )
-    if installed.returncode != 0:
-        raise ExternalFailure(f"asv-tachyon install failed: {installed.stderr[-500:]}")
-    remove_legacy_page(site)
-    dropped = complete_graph_index(site)
-    write_ui_sidecars(repo, site)
-    (site / ".nojekyll").touch()  # GitHub Pages: serve the files as they are
-    (site / SITE_MARKER).write_text("published by tools/publish.py; --site may replace it\n")
-    print(
-        f"published {', '.join(machines)} to {site}"
-        + (f"; {len(dropped)} benchmarks with no results left out" if dropped else "")
-    )
+from tools._lib.cli import ArgumentParser, run_main
+from tools._lib.git import repo_root
+from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.site import check_site, publish
 
 
 def main() -> int:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools.common import ArgumentParser, BadInput, repo_root, run_main
-from tools.results_branch import DEFAULT_BRANCH, Outbox, ResultsBranch
+from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.git import repo_root
+from tools._lib.outbox import Outbox
+from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
 
 
 def push_outbox(branch: ResultsBranch, outbox: Outbox) -> bool:

@@ -33,8 +33,8 @@ import resource
 import sys
 from collections.abc import Mapping
 
-ALLOCATOR_ENV = "TENSOROPS_ALLOCATOR"
-ALLOCATORS = ("jemalloc", "fixed", "glibc")
+from .._names import ALLOCATOR_ENV, ALLOCATORS, DEFAULT_ALLOCATOR
+
 # glibc's mallopt parameters (malloc.h).
 M_TRIM_THRESHOLD = -1
 M_MMAP_MAX = -4
@@ -79,9 +79,9 @@ def page_faults() -> int:
 
 def settle() -> str:
     """The allocator this process runs on, fixed at import before any tensor exists."""
-    choice = os.environ.get(ALLOCATOR_ENV, "jemalloc")
+    choice = os.environ.get(ALLOCATOR_ENV, DEFAULT_ALLOCATOR)
     if choice not in ALLOCATORS:  # the launching tools refuse it before any process
-        choice = "jemalloc"
+        choice = DEFAULT_ALLOCATOR
     if jemalloc_loaded():
         return "jemalloc"
     if choice == "jemalloc" and "ASV_COMMIT" in os.environ:

@@ -43,14 +43,13 @@ from torch.utils.benchmark.utils.valgrind_wrapper.timer_interface import (
     FunctionCounts,
 )
 
+from .._names import CALLGRIND_DIR_ENV
 from . import allocator
 
 # Calls per count: the same as the first counts' (Timer.collect_callgrind(number=10)).
 NUMBER = 10
 # Children counting at once, at most: each holds a valgrind'd interpreter's memory.
 MAX_JOBS = 4
-# Where a count's functions are kept, per commit, for the PR gate's "why" (its env var).
-FUNCTIONS_DIR_ENV = "TENSOROPS_CALLGRIND_DIR"
 
 
 def require_valgrind() -> None:
@@ -75,64 +74,8 @@ class CountCase:
         return "/".join(parts + (["backward"] if self.backward else []))
 
 
-# Run by the interpreter under valgrind. The parent imports torch and the harness once, then
-# forks a child per case (at most JOBS at a time): the child builds the case as a benchmark
-# builds it, warms it up, counts NUMBER calls and dumps them (callgrind names a child's
-# dumps by its pid), and writes its outcome file: its pid, or why the case cannot run.
-# Every child starts from the same parent, so a case's count does not depend on which cases
-# came before it (in one process it would: malloc's heap is left in another state).
-COUNTER = f"""
-import ctypes, gc, json, os, sys, time
-sys.path.insert(0, sys.argv[1])
-import torch
-import torch._C as bindings
-import torch._dynamo  # imported by an optimizer's first step: once here, not per child
-from benchmarks._harness.controls import Controls, controlled
-from benchmarks._harness.prepare import prepare
-
-torch.set_num_threads(1)
-counted = compile("\\n".join(["call()"] * {NUMBER}), "<counted>", "exec")
-cases, outcomes, jobs = json.load(open(sys.argv[2])), sys.argv[3], int(sys.argv[4])
-switch = ctypes.CDLL(sys.argv[5]) if sys.argv[5] else None
-
-def count(index, case):
-    begun = time.perf_counter()
-    with controlled(Controls(threads=1)):
-        try:
-            prepared = prepare(case["op"], case["variant"], device="cpu",
-                               shape=tuple(case["shape"]), dtype=case["dtype"],
-                               layout=case["layout"], backward=case["backward"],
-                               warm_up_calls=3)
-        except NotImplementedError as skip:
-            return {{"skip": str(skip)}}
-        namespace = {{"call": prepared.call}}
-        gc.collect()
-        gc.disable()  # a collection inside the counted calls would land in one count only
-        if switch is not None:
-            switch.start_instrumentation()
-        bindings._valgrind_toggle()
-        exec(counted, namespace)
-        bindings._valgrind_toggle_and_dump_stats()
-    return {{"pid": os.getpid(), "seconds": time.perf_counter() - begun}}
-
-running = 0
-for index, case in enumerate(cases):
-    if running == jobs:
-        os.wait()
-        running -= 1
-    if os.fork() == 0:
-        try:
-            outcome = count(index, case)
-        except BaseException as error:
-            outcome = {{"error": f"{{type(error).__name__}}: {{error}}"}}
-        with open(os.path.join(outcomes, str(index)), "w") as written:
-            json.dump(outcome, written)
-        os._exit(0)
-    running += 1
-while running:
-    os.wait()
-    running -= 1
-"""
+# The program valgrind runs: it counts every case in a child of its own (counter.py).
+COUNTER = Path(__file__).with_name("counter.py")
 
 ANNOTATED = re.compile(r"^\s*([0-9,]+)\s+(.+:.+)$")
 
@@ -184,8 +127,7 @@ def count_cases(cases: Iterable[CountCase]) -> dict[str, float | str | CountFail
                 f"--instr-atstart={'no' if switch else 'yes'}",
                 "--collect-atstart=no",
                 sys.executable,
-                "-c",
-                COUNTER,
+                str(COUNTER),
                 str(root),
                 str(listed),
                 str(outcomes),
@@ -255,7 +197,7 @@ def jobs() -> int:
 
 
 def keep_functions(case: CountCase, functions: FunctionCounts) -> None:
-    folder = os.environ.get(FUNCTIONS_DIR_ENV)
+    folder = os.environ.get(CALLGRIND_DIR_ENV)
     if not folder:
         return
     commit = os.environ.get("ASV_COMMIT", "working-tree")

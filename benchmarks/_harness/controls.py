@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import torch
 
-THREADS_ENV = "TENSOROPS_THREADS"
+from .._names import THREADS_ENV
+
 # One thread by default, as torch.utils.benchmark does: timings then compare across
 # machines with different core counts, and a shared 2-core CI runner stays quiet.
 DEFAULT_THREADS = 1

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .._names import COUNT_UNIT, SELECTION_ENV
 from .base import OpBenchmark
 from .callgrind import CountCase, CountFailed, count_cases
 from .devices import DEVICES
@@ -30,8 +31,6 @@ from .tiers import benchmark_classes, declared_tier, row_label, tier_of
 # at most this. Small enough that a call under callgrind (about 50x slower) stays cheap. A
 # suite whose shape's product says little of its cost states ``count_shape`` itself.
 COUNT_ELEMENTS = 2**15
-# asv's --bench regexes of this run, as a JSON list (set by tools.common.asv).
-SELECTION_ENV = "TENSOROPS_BENCH"
 # Compiled variants are left out: under valgrind, counting attention's compiled bfloat16
 # case killed its child, and a child that dies fails every count of the commit
 # (docs/measurement.md, "Instruction counts").
@@ -78,7 +77,7 @@ class Counted:
     """Base of the count rows: one ``setup_cache`` for all of them (one valgrind process
     per commit), a ``setup`` that picks the row's count or skips saying why."""
 
-    unit = "instructions"
+    unit = COUNT_UNIT
     rounds = 1  # a count does not vary between rounds
     timeout = 600.0
     version = "1"  # as OpBenchmark's: history survives harness edits
@@ -115,8 +114,9 @@ class Counted:
 def twin_classes(cases: dict[CountCase, str], module: str) -> dict[str, type]:
     """One class per op (and one per op's training step), its rows the cases; a case of
     the ``pr`` tier is a ``pr`` row (the class's ``pr`` mapping)."""
-    grouped = itertools.groupby(sorted(cases, key=lambda c: (c.op, c.backward, c.key)),
-                                key=lambda c: (c.op, c.backward))  # fmt: skip
+    grouped = itertools.groupby(
+        sorted(cases, key=lambda c: (c.op, c.backward, c.key)), key=lambda c: (c.op, c.backward)
+    )
     classes = {}
     for (op, backward), members in grouped:
         by_label = {label(case): case for case in members}

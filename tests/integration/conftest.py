@@ -4,9 +4,17 @@ lane, ``-m "not slow"``, is tests/unit)."""
 
 import pytest
 
+from tests.support import planted
+
 
 def pytest_collection_modifyitems(config, items):
     here = __file__.rsplit("/", 1)[0]
     for item in items:
         if str(item.path).startswith(here):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def planted_history(tmp_path_factory, shared_asv_env) -> planted.PlantedHistory:
+    """The history the gate, bisect and triage tests share (tests/support/planted.py)."""
+    return planted.build(tmp_path_factory.mktemp("planted"), shared_asv_env)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.project_repo import ASV, ProjectRepo, isolated_env, make_project_repo
-from tools.common import allocator_environment
+from tools._lib.asv_run import allocator_environment
 
 pytestmark = pytest.mark.timeout(1500)
 

@@ -1,13 +1,10 @@
 """The instruction counts, for real under valgrind: every case of a commit in one
-process, the same counts from two processes, a skip saying why without valgrind, and a PR
-gate that fails on a planted count rise and names the functions that grew.
-
-About four minutes on 2 cores (valgrind runs torch's import once per counting process).
-"""
+process, the same counts from two processes, and a skip saying why without valgrind. (The
+PR gate failing on a planted count rise and naming the functions that grew:
+test_pr_gate_bisect.py.)"""
 
 from __future__ import annotations
 
-import re
 import shutil
 
 import pytest
@@ -15,8 +12,6 @@ import pytest
 from benchmarks import bench_instructions
 from benchmarks._harness import callgrind
 from benchmarks._harness.twins import Counted, selected_cases
-from tests.support.project_repo import isolated_env, make_project_repo
-from tools.common import row_selection
 
 pytestmark = [
     pytest.mark.timeout(1800),
@@ -31,7 +26,7 @@ CASES = [
 
 
 def test_two_processes_count_every_case_the_same_in_any_order(monkeypatch, tmp_path):
-    monkeypatch.setenv(callgrind.FUNCTIONS_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(callgrind.CALLGRIND_DIR_ENV, str(tmp_path))
     monkeypatch.setenv("ASV_COMMIT", "first")
     first = callgrind.count_cases(CASES)
     monkeypatch.setenv("ASV_COMMIT", "second")
@@ -70,38 +65,3 @@ def test_without_valgrind_every_count_row_skips_saying_why(monkeypatch):
     case = next(iter(bench_instructions.Silu.cases))
     with pytest.raises(NotImplementedError, match="valgrind is not installed"):
         row.setup(counts, "cpu", case)
-
-
-SILU = '    """F.silu: one fused kernel."""\n    return F.silu(x)\n'
-
-
-def plant_cumsum(root) -> None:
-    """silu's functional variant also takes a cumulative sum it throws away."""
-    source = root / "src" / "tensorops" / "activation.py"
-    text = source.read_text()
-    assert SILU in text, "silu's functional variant changed; update the plant"
-    source.write_text(
-        text.replace(SILU, SILU.replace("    return", "    torch.cumsum(x, -1)\n    return"))
-    )
-
-
-def test_the_gate_names_the_functions_that_grew_on_a_planted_count_rise(tmp_path, shared_asv_env):
-    twin = next(c for c in bench_instructions.Silu.cases if c.startswith("functional float32"))
-    row = f"bench_instructions.Silu.track_instructions('cpu', {twin!r})"
-    repo = make_project_repo(
-        tmp_path / "repo",
-        isolated_env(tmp_path / "home"),
-        shared_asv_env,
-    )
-    base = repo.git("rev-parse", "HEAD")
-    head = repo.commit("silu also takes a cumulative sum", plant_cumsum)
-    summary = tmp_path / "summary.md"
-    done = repo.tool(
-        "pr_gate", base, head, "--summary-file", str(summary), "--", "--bench", row_selection(row)
-    )
-    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
-    text = summary.read_text()
-    assert "| slower |" in text and row in text
-    why = text.split("### Why the instruction counts grew")[1]
-    grown = re.findall(r"^\| \+[\d,.]+ \| `(.+)` \|$", why, re.M)
-    assert grown and any("cumsum" in function for function in grown[:15]), grown

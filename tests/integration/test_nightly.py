@@ -27,8 +27,8 @@ from tests.support.project_repo import (
     make_project_repo,
 )
 from tests.support.site_browser import browse_site
+from tools._lib.results_branch import ResultsBranch
 from tools.nightly import PARTIAL_SUFFIX, commits_to_run
-from tools.results_branch import ResultsBranch
 
 pytestmark = pytest.mark.timeout(1800)
 

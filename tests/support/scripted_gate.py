@@ -1,30 +1,57 @@
-"""A PR gate whose asv runs are scripted, for the gate's logic without asv."""
+"""A PR gate whose asv runs and re-measurements are scripted, for the gate's logic without
+asv: asv's first pass reads the scripted ratios, the alternation the scripted pairs."""
 
 from __future__ import annotations
 
-from tools import pr_gate
-from tools.common import Row
+from pathlib import Path
+
+from tools._lib.comparison import Paired, Row
+from tools._lib.floors import Floors
+from tools._lib.gate import Gate
+from tools._lib.remeasure import Outcome
 
 COUNT_ROW = "bench_instructions.Instructions.track_instructions('cpu', ('matmul', 'mm'))"
 TIME_ROW = "bench_activation.Silu.time_silu('cpu', 'float32', 'functional')"
-UNITS = {COUNT_ROW: "instructions", TIME_ROW: "seconds"}
+OTHER_ROW = "bench_activation.Gelu.time_gelu('cpu', 'float32', 'exact')"
+UNITS = {COUNT_ROW: "instructions", TIME_ROW: "seconds", OTHER_ROW: "seconds"}
 
 
-class ScriptedGate(pr_gate.Gate):
-    """A Gate whose asv runs are scripted: each ``continuous`` pass moves to the next
-    list of (ratio, row), which ``rows`` then reports."""
+def pairs(ratio: float, count: int = 16, jitter: float = 0.01) -> tuple[tuple, tuple]:
+    """``count`` pairs whose ratios spread evenly around ``ratio`` by ``jitter``."""
+    before = tuple(1.0 for _ in range(count))
+    after = tuple(ratio * (1 + jitter * (2 * i / (count - 1) - 1)) for i in range(count))
+    return before, after
 
-    def __init__(self, passes: list[list[tuple[float, str]]], factor: float = 1.2):
-        self.factor, self.passes, self.selections, self.calls = factor, passes, [], []
 
-    def continuous(self, *asv_args: str) -> int:
-        self.calls.append(asv_args)
-        self.selections.append(asv_args[asv_args.index("--bench") + 1])
-        self.passes = self.passes[1:] if len(self.selections) > 1 else self.passes
-        return 0
+class ScriptedGate(Gate):
+    """asv's first pass gives ``first`` (ratio by row); measured again, a row gives the
+    paired ratio of ``again`` (None: it could not be measured, with ``why``)."""
+
+    def __init__(
+        self,
+        first: dict[str, float],
+        again: dict[str, float | None] | None = None,
+        factor: float = 1.15,
+        floors: dict[str, float] | None = None,
+    ):
+        self.repo, self.machine = Path("."), "scripted"
+        self.base, self.head, self.factor = "b" * 40, "h" * 40, factor
+        self.floors = Floors("scripted-host", 4 if floors else 0, floors or {})
+        self.first, self.again, self.asked = first, again or {}, []
 
     def rows(self) -> list[Row]:
         return [
             Row(label.split("(")[0], label[label.index("(") :], UNITS[label], 1.0, ratio)
-            for ratio, label in self.passes[0]
+            for label, ratio in self.first.items()
         ]
+
+    def measure_again(self, labels: list[str]) -> dict[str, Outcome]:
+        self.asked.append(list(labels))
+        outcomes = {}
+        for label in labels:
+            ratio = self.again.get(label, self.first[label])
+            if ratio is None:
+                outcomes[label] = Outcome(label, why="died at after: its process died")
+            else:
+                outcomes[label] = Outcome(label, Paired(label, UNITS[label], *pairs(ratio)))
+        return outcomes

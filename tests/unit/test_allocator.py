@@ -13,15 +13,10 @@ import sys
 import pytest
 
 from benchmarks._harness import allocator
-from tools.common import (
-    ALLOCATOR_ENV,
-    ALLOCATORS,
-    JEMALLOC_CONF,
-    JEMALLOC_LIBRARY,
-    REPO_ROOT,
-    BadInput,
-    allocator_environment,
-)
+from benchmarks._names import ALLOCATOR_ENV, ALLOCATORS
+from tests.support import REPO_ROOT
+from tools._lib.asv_run import JEMALLOC_CONF, JEMALLOC_LIBRARY, allocator_environment
+from tools._lib.cli import BadInput
 
 # Run in a fresh process: which malloc serves it is fixed when it starts.
 REPORT = """
@@ -74,7 +69,7 @@ def test_a_bad_name_or_a_missing_jemalloc_is_bad_input(monkeypatch):
     with pytest.raises(BadInput, match="choose one of jemalloc, fixed, glibc"):
         allocator_environment({ALLOCATOR_ENV: "mimalloc"})
     monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
-    with pytest.raises(BadInput, match=r"apt install libjemalloc2\); or set"):
+    with pytest.raises(BadInput, match=r"tools/dev.sh setup installs it.*apt install libjemalloc2"):
         allocator_environment({})
 
 

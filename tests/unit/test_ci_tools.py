@@ -16,16 +16,14 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tests.support.project_repo import ProjectRepo, isolated_env
-from tools import bisect_slowdown as bisect
-from tools import nightly, publish
-from tools.common import (
-    LOG_DIR_ENV,
-    ToolError,
-    discovered_units,
-    machine_result_files,
-    register_machine,
-    run_main,
-)
+from tools import nightly
+from tools._lib import bisection as bisect
+from tools._lib import site
+from tools._lib.cli import LOG_DIR_ENV, ToolError, run_main
+from tools._lib.machines import register_machine
+from tools._lib.manifest import write_manifest
+from tools._lib.results import machine_result_files
+from tools._lib.suites import discovered_units
 
 
 @pytest.fixture
@@ -125,7 +123,7 @@ def test_graph_index_is_completed_for_every_machine(tmp_path):
         folder.mkdir(parents=True)
         for name in names:
             (folder / f"{name}.json").write_text("[[1, 2.0]]")
-    assert publish.complete_graph_index(tmp_path) == ["a.A.time_never"]
+    assert site.complete_graph_index(tmp_path) == ["a.A.time_never"]
     assert set(json.loads((tmp_path / "index.json").read_text())["benchmarks"]) == {
         "a.A.time_x",
         "a.A.time_y",
@@ -139,7 +137,7 @@ def test_graph_index_is_completed_for_every_machine(tmp_path):
     [
         ("nightly", ["--machine", "m", "--max-commits", "0"], "--max-commits must be at least 1"),
         ("nightly", ["--machine", "../m"], "not a machine name"),
-        ("nightly", ["--machine", "m", "--budget-minutes", "nan"], "--budget-minutes must be"),
+        ("nightly", ["--machine", "m", "--budget-minutes", "nan"], "must be a positive number"),
         ("pr_gate", ["HEAD~1", "HEAD", "--factor", "1.0"], "must be a finite number above 1.0"),
         ("pr_gate", ["HEAD~1", "HEAD", "--factor", "nan"], "must be a finite number above 1.0"),
         ("pr_gate", ["HEAD~1", "HEAD", "--factor", "inf"], "must be a finite number above 1.0"),
@@ -166,6 +164,7 @@ def test_bad_input_is_one_line_and_exit_4(tool, args, message, small_repo):
 
 def test_publish_never_empties_a_folder_it_did_not_write(small_repo):
     (small_repo.path / "tools").symlink_to(REPO_ROOT / "tools")
+    (small_repo.path / "benchmarks").symlink_to(REPO_ROOT / "benchmarks")
     site = small_repo.path.parent / "site"
     site.mkdir()
     (site / "notes.txt").write_text("someone's file\n")
@@ -176,6 +175,7 @@ def test_publish_never_empties_a_folder_it_did_not_write(small_repo):
 
 def test_a_corrupt_asv_machine_file_is_bad_input_not_a_regression(small_repo):
     (small_repo.path / "tools").symlink_to(REPO_ROOT / "tools")
+    (small_repo.path / "benchmarks").symlink_to(REPO_ROOT / "benchmarks")
     machine_file = Path(small_repo.env["HOME"]) / ".asv-machine.json"
     machine_file.write_text('{"pr-gate": ')
     done = small_repo.tool("pr_gate", "HEAD~1", "HEAD", timeout=120)
@@ -207,7 +207,12 @@ CI_SCRIPTS = [
     "publish",
     "pr_gate",
     "bisect_slowdown",
+    "floors",
+    "triage",
+    "file_issues",
+    "pr_comment",
     "studies.noise_study",
+    "studies.antagonist",
     "studies.timer_crosscheck",
     "studies.detection_power",
     "studies.gpu_check",
@@ -234,7 +239,7 @@ def test_a_failing_manifest_probe_is_recorded_and_costs_nothing(tmp_path, capsys
     python.write_text("#!/bin/sh\necho 'no torch here' >&2\nexit 1\n")
     python.chmod(0o755)
     (tmp_path / ".asv" / "results" / "m").mkdir(parents=True)
-    nightly.write_manifest(tmp_path, "m")
+    write_manifest(tmp_path, "m")
     manifest = (tmp_path / ".asv" / "results" / "m" / "manifest.txt").read_text()
     assert "[broken-env]" in manifest and "probe failed (1): no torch here" in manifest
     assert "pip freeze failed (1)" in manifest

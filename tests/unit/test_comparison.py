@@ -1,26 +1,24 @@
-"""Reading a comparison of two commits (tools.common.compare, asv's rule, rates the right
-way round) and the PR gate's logic on it: which rows it measures, which it confirms, and
-the factor each is judged at. The real gate runs are in test_pr_gate_bisect.py."""
+"""What "slower" means: asv's rule on two commits' recorded rows (rates the right way round),
+the paired estimate of an alternation and its interval, and the PR gate's verdict on both
+(which rows it judges, at which threshold, and what it says of the rows it cannot judge).
+The real gate runs are in tests/integration/test_pr_gate_bisect.py."""
 
 from __future__ import annotations
 
 import json
+import random
 import re
 
+from benchmarks import _names
 from benchmarks._harness import twins
 from benchmarks._shapes import NLP, product
-from tests.support.scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
-from tools import pr_gate
-from tools.common import (
-    REPO_ROOT,
-    SELECTION_ENV,
-    Row,
-    asv_environment,
-    bench_selection,
-    compare,
-    row_selection,
-    split_bench_selection,
-)
+from tests.support import REPO_ROOT
+from tests.support.scripted_gate import COUNT_ROW, OTHER_ROW, TIME_ROW, ScriptedGate, pairs
+from tools._lib.asv_run import asv_environment, bench_selection, split_bench_selection
+from tools._lib.cli import Status
+from tools._lib.comparison import Paired, Row, compare, median_interval
+from tools._lib.gate import with_default_selection
+from tools._lib.gate_report import summary
 
 
 def row(name: str, unit: str, before: float, after: float, params: str = "('cpu',)") -> Row:
@@ -54,37 +52,26 @@ def test_the_comparison_reads_asv_result_files(tmp_path):
     (results / "benchmarks.json").write_text(json.dumps(benchmarks))
     for commit, value in (("a" * 40, 1.0), ("b" * 40, 3.0)):
         result = {
-            "commit_hash": commit,
-            "env_name": "e",
-            "date": 0,
-            "params": {"machine": "m"},
-            "python": "3.11",
-            "requirements": {},
-            "env_vars": {},
+            "commit_hash": commit, "env_name": "e", "date": 0, "params": {"machine": "m"},
+            "python": "3.11", "requirements": {}, "env_vars": {},
             "result_columns": ["result", "params"],
             "results": {"a.A.time_x": [[value, float("nan")], [["'cpu'", "'cuda'"]]]},
-            "durations": {},
-            "version": 2,
-        }
+            "durations": {}, "version": 2,
+        }  # fmt: skip
         (results / "m" / f"{commit[:8]}-e.json").write_text(json.dumps(result))
     (only,) = compare(results, "m", "a" * 40, "b" * 40)
     assert only.label == "a.A.time_x('cpu')" and only.ratio == 3.0 and only.unit == "seconds"
 
 
-def test_pr_gate_measures_the_pr_tier_unless_told_otherwise():
-    (default,) = pr_gate.with_default_selection(["--show-stderr"], REPO_ROOT)[2:]
-    assert pr_gate.with_default_selection(["--show-stderr"], REPO_ROOT)[:2] == [
-        "--show-stderr",
-        "--bench",
-    ]
-    assert pr_gate.with_default_selection(["-b", "Silu"], REPO_ROOT) == ["-b", "Silu"]
-    pattern = re.compile(default)
+def test_the_gate_measures_the_pr_tier_unless_told_otherwise():
+    chosen = with_default_selection(["--show-stderr"], REPO_ROOT)
+    assert chosen[:2] == ["--show-stderr", "--bench"]
+    assert with_default_selection(["-b", "Silu"], REPO_ROOT) == ["-b", "Silu"]
+    pattern = re.compile(chosen[2])
     picked = f"bench_activation.Silu.time_silu('cpu', 'float32', {NLP!r}, 'functional')"
     assert pattern.search(picked)
-    first_count = "('matmul', 'mm', (128, 128, 128))"
-    assert pattern.search(
-        f"bench_instructions.Instructions.track_instructions('cpu', {first_count})"
-    )
+    case = "('matmul', 'mm', (128, 128, 128))"
+    assert pattern.search(f"bench_instructions.Instructions.track_instructions('cpu', {case})")
     assert not pattern.search(picked.replace("'cpu'", "'cuda'"))
     assert not pattern.search(picked.replace("'float32'", "'bfloat16'"))
     square = product(m=512, k=512, n=512)
@@ -100,45 +87,120 @@ def test_the_callers_selection_is_split_from_the_other_asv_arguments():
     assert rest == ["--show-stderr", "-a", "rounds=4"]
     assert bench_selection(args) == selection
     assert bench_selection(["find", "HEAD~3..HEAD", "Softmax"]) == ["Softmax"]
-    assert asv_environment(REPO_ROOT, {}, selection)[SELECTION_ENV] == json.dumps(selection)
-    assert SELECTION_ENV not in asv_environment(REPO_ROOT, {SELECTION_ENV: "stale"}, [])
-    assert twins.SELECTION_ENV == SELECTION_ENV  # what setup_cache reads
+    chosen = _names.SELECTION_ENV
+    assert asv_environment(REPO_ROOT, {}, selection)[chosen] == json.dumps(selection)
+    assert chosen not in asv_environment(REPO_ROOT, {chosen: "stale"}, [])
+    assert chosen == twins.SELECTION_ENV  # what setup_cache reads
 
 
-def test_pr_gate_fails_a_2_percent_count_rise_without_measuring_it_again():
-    gate = ScriptedGate([[(1.02, COUNT_ROW), (1.05, TIME_ROW)]])
-    assert gate.slower() == [COUNT_ROW]  # the time row's 1.05 is within its factor
-    assert gate.decide(gate.continuous("--bench", "x"), ["--bench", "x"], True) == (1, "")
-    assert gate.selections == ["x"]  # no confirming pass for a deterministic count
-    assert COUNT_ROW in gate.changes() and TIME_ROW not in gate.changes()
-    assert ScriptedGate([[(1.005, COUNT_ROW)]]).slower() == []
+# ---------------------------------------------------------------- the paired estimate
 
 
-def test_pr_gate_confirms_only_the_sampled_rows_and_passes_what_does_not_reproduce():
-    gate = ScriptedGate([[(1.3, TIME_ROW)], [(1.1, TIME_ROW)]])
-    status, first_changes = gate.decide(gate.continuous("--bench", "x"), ["--bench", "x"], True)
-    assert status == 0 and f"| slower | 1.00s | 1.30s | 1.300 | {TIME_ROW} |" in first_changes
-    assert gate.selections == ["x", row_selection(TIME_ROW)]
-    # The confirming pass samples four processes a side, the first pass asv's default.
-    assert "rounds=4" in gate.calls[1] and "rounds=4" not in gate.calls[0]
-    # A count rise fails the gate even when the sampled row beside it does not reproduce.
-    counted = ScriptedGate([[(1.3, TIME_ROW), (1.02, COUNT_ROW)], [(1.1, TIME_ROW)]])
-    assert counted.decide(counted.continuous("--bench", "x"), [], True)[0] == 1
-    assert counted.selections[1] == row_selection(TIME_ROW)
+def test_the_median_interval_holds_the_median_and_widens_with_fewer_pairs():
+    values = [1.0 + i / 100 for i in range(16)]
+    low, high = median_interval(values)
+    assert values[2] == low and values[13] == high  # 99%: three values left out each side
+    assert median_interval(values[:6]) == (values[0], values[5])  # too few: every value
 
 
-def test_pr_gate_confirms_a_row_the_first_pass_read_slower_than_the_screen():
-    # At factor 1.2 the screen is sqrt(1.2) = 1.095: a 1.10 is measured again (a 1.25x
-    # slowdown reads that low when the base side ran a slow process), a 1.05 is not.
-    gate = ScriptedGate([[(1.10, TIME_ROW)], [(1.25, TIME_ROW)]])
-    assert gate.slower() == [] and gate.suspects() == [TIME_ROW]
-    assert gate.decide(gate.continuous("--bench", "x"), ["--bench", "x"], True)[0] == 1
-    assert gate.selections == ["x", row_selection(TIME_ROW)]
-    assert gate.measured_again == (TIME_ROW,)
-    quiet = ScriptedGate([[(1.05, TIME_ROW)]])
-    assert quiet.decide(quiet.continuous("--bench", "x"), ["--bench", "x"], True) == (0, "")
-    assert quiet.selections == ["x"] and quiet.measured_again == ()
-    # Faster is never a suspect, and without confirming only asv's rule at the factor counts.
-    assert ScriptedGate([[(0.8, TIME_ROW)]]).suspects() == []
-    unconfirmed = ScriptedGate([[(1.10, TIME_ROW)]])
-    assert unconfirmed.decide(unconfirmed.continuous("--bench", "x"), [], False) == (0, "")
+def test_a_paired_row_is_slower_only_when_its_interval_lies_above_one():
+    clear = Paired(TIME_ROW, "seconds", *pairs(1.25))
+    assert clear.slowdown == clear.ratio and clear.slower(1.15) and not clear.slower(1.3)
+    spread = Paired(TIME_ROW, "seconds", (1.0,) * 8, (0.8, 1.4) * 4)  # median 1.1, wide
+    assert spread.slowdown > 1.05 and not spread.slower(1.05)
+    rate = Paired("a.A.track_gbps('cpu',)", "GB/s", *pairs(0.8))  # a rate that fell
+    assert rate.slowdown > 1.2 and rate.slower(1.15)
+
+
+def drifting_host(seed: int, blocks: int) -> list[float]:
+    """A host's slowness per block in the shape measured on the drifting hosts: spells of
+    seconds (many blocks) at 1.0 to 1.6x, one-sided, and single-block bursts up to 2x."""
+    draw, levels = random.Random(seed), []
+    while len(levels) < blocks:
+        level = 1.0 if draw.random() < 0.5 else draw.uniform(1.05, 1.6)
+        levels += [level] * draw.randint(20, 120)
+    return [
+        lv * (draw.uniform(1.3, 2.0) if draw.random() < 0.05 else 1.0) for lv in levels[:blocks]
+    ]
+
+
+def alternated(seed: int, slowdown: float, pairs_: int = 16) -> Paired:
+    """Pairs taken ABBA on the drifting host, the halves of a pair adjacent blocks, and as
+    many again when undecided, as tools/_lib/remeasure.py takes them."""
+    host = drifting_host(seed, 4 * pairs_)
+    before, after = [], []
+    for i in range(2 * pairs_):
+        first, second = host[2 * i], host[2 * i + 1]
+        a, b = (first, second) if i % 2 == 0 else (second, first)
+        before.append(0.010 * a)
+        after.append(0.010 * slowdown * b)
+        paired = Paired(TIME_ROW, "seconds", tuple(before), tuple(after))
+        if i + 1 == pairs_ and not paired.undecided:
+            break
+    return paired
+
+
+def test_under_a_one_sided_drift_a_slowdown_is_found_and_a_no_op_is_not_flagged():
+    for seed in range(200):
+        assert not alternated(seed, 1.0).slower(1.05), seed
+        hidden = alternated(seed, 1.10)
+        assert hidden.slower(1.05) and abs(hidden.slowdown - 1.10) < 0.03, seed
+
+
+def test_the_drift_would_mislead_sides_measured_seconds_apart():
+    """What asv's rounds meet on such a host: each side's samples from its own stretch."""
+    misled = 0
+    for seed in range(200):
+        host = drifting_host(seed, 400)
+        before = sorted(host[:16])[8]  # one side's median in one stretch,
+        after = sorted(host[200:216])[8]  # the other's a few seconds later
+        misled += max(after / before, before / after) > 1.15
+    assert misled > 20
+
+
+# ---------------------------------------------------------------- the gate's verdict
+
+
+def test_a_2_percent_count_rise_fails_without_being_measured_again():
+    gate = ScriptedGate({COUNT_ROW: 1.02, TIME_ROW: 1.0})
+    verdict = gate.decide(0)
+    assert verdict.status == Status.REGRESSED
+    assert gate.asked == [[TIME_ROW]]  # the count is not measured again
+    assert ScriptedGate({COUNT_ROW: 1.005}).decide(0).status == Status.OK
+
+
+def test_the_first_pass_does_not_decide_a_timed_row_the_alternation_does():
+    assert ScriptedGate({TIME_ROW: 1.4}, {TIME_ROW: 1.0}).decide(0).status == Status.OK
+    assert ScriptedGate({TIME_ROW: 1.0}, {TIME_ROW: 1.25}).decide(0).status == Status.REGRESSED
+
+
+def test_a_slowdown_above_a_rows_floor_fails_though_below_the_factor():
+    floors = {TIME_ROW: 1.05, OTHER_ROW: 1.12}
+    gate = ScriptedGate({TIME_ROW: 1.0, OTHER_ROW: 1.0}, {TIME_ROW: 1.08, OTHER_ROW: 1.08},
+                        floors=floors)  # fmt: skip
+    verdict = gate.decide(0)
+    assert verdict.status == Status.REGRESSED
+    assert [j.row.label for j in verdict.judged if j.slower] == [TIME_ROW]
+
+
+def test_a_row_whose_floor_is_above_the_factor_is_not_judged_here():
+    gate = ScriptedGate({TIME_ROW: 1.0}, {TIME_ROW: 1.25}, floors={TIME_ROW: 1.30})
+    verdict = gate.decide(0)
+    assert verdict.status == Status.OK and [j.row.label for j in verdict.not_judged] == [TIME_ROW]
+    text = summary(gate, verdict, ("base", "head"), lambda: "")
+    section = text.split("### Not judged here")[1]
+    assert TIME_ROW in section and "1.250x" in section and "floor" in section
+
+
+def test_a_row_that_cannot_be_measured_again_fails_saying_why():
+    verdict = (gate := ScriptedGate({TIME_ROW: 1.0}, {TIME_ROW: None})).decide(0)
+    assert verdict.status == Status.BENCHMARK_FAILED
+    text = summary(gate, verdict, ("base", "head"), lambda: "")
+    assert "### Not measured again" in text and "its process died" in text
+
+
+def test_the_summary_shows_outside_text_as_data():
+    """A ref name is the caller's text: it cannot open markup in the summary."""
+    gate = ScriptedGate({TIME_ROW: 1.0})
+    text = summary(gate, gate.decide(0), ("<!-- x --> @team", "head"), lambda: "")
+    assert "`<!-- x --> @team`" in text

@@ -16,9 +16,11 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tests.support.project_repo import ProjectRepo, isolated_env
-from tools import results_branch
-from tools.common import ExternalFailure, describe_machine
-from tools.results_branch import Outbox, ResultsBranch
+from tools._lib import results_branch
+from tools._lib.cli import ExternalFailure
+from tools._lib.machines import describe_machine
+from tools._lib.outbox import Outbox
+from tools._lib.results_branch import ResultsBranch
 
 BRANCH = "asv-results"
 
@@ -254,10 +256,11 @@ def test_a_refused_push_fails_at_once_with_gits_message(world, monkeypatch):
 def test_the_token_reaches_git_per_command_and_never_its_config(world, monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", "secret-token")
     branch = ResultsBranch(world.repo.path)
-    assert branch._auth() == ()  # a local remote: no header at all
+    assert branch.remote_env() is None  # a local remote: no header at all
     world.repo.git("remote", "set-url", "origin", "https://github.com/o/r.git")
-    (header,) = [arg for arg in branch._auth() if arg.startswith("http.extraheader=")]
-    assert header.startswith("http.extraheader=AUTHORIZATION: basic ")
+    env = branch.remote_env()
+    assert env["GIT_CONFIG_KEY_0"] == "http.extraheader"
+    assert env["GIT_CONFIG_VALUE_0"].startswith("AUTHORIZATION: basic ")
     assert "secret-token" not in (world.repo.path / ".git" / "config").read_text()
 
 

@@ -1,6 +1,6 @@
 """The measurement studies' arithmetic, without measuring: the planted slowdowns, the
 ratio a detection run reads, and the thresholds the noise study suggests. Their figures
-come from running them on an idle machine (docs/measurement.md), never from a test."""
+come from running them on an idle machine (docs/explanation/), never from a test."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import REPO_ROOT
-from tests.support.scripted_gate import COUNT_ROW, TIME_ROW, ScriptedGate
-from tools.common import BadInput, ExternalFailure
+from tools._lib import plants
+from tools._lib.cli import BadInput, ExternalFailure
 
 SILU_ROW = "bench_activation.Silu.time_silu('cpu', 'float32', (32, 512, 768), 'functional')"
 SILU_COUNT_ROW = (
@@ -47,10 +47,8 @@ def run_in(src: Path, code: str) -> str:
 def test_the_time_plant_slows_each_call_by_its_own_time_and_keeps_the_variant_correct(
     tmp_path,
 ):
-    from tools.studies import detection_power
-
-    (row,) = [r for r in detection_power.time_rows() if r.label == SILU_ROW]
-    plant = detection_power.planter("time", row, 1.3)
+    (row,) = [r for r in plants.time_rows() if r.label == SILU_ROW]
+    plant = plants.planter("time", row, 1.3)
     assert plant.keywords["fraction"] == 0.3
     src = planted_repo(tmp_path, plant)
     text = (src / "tensorops" / "activation.py").read_text()
@@ -72,54 +70,37 @@ def test_the_time_plant_slows_each_call_by_its_own_time_and_keeps_the_variant_co
 
 
 def test_a_training_rows_time_plant_is_scaled_to_the_whole_step(monkeypatch):
-    from tools.studies import detection_power
-
-    (row,) = [r for r in detection_power.time_rows() if r.backward][:1]
-    monkeypatch.setattr(
-        detection_power, "seconds_per_call", lambda row, backward: 3.0 if backward else 1.0
-    )
+    (row,) = [r for r in plants.time_rows() if r.backward][:1]
+    monkeypatch.setattr(plants, "seconds_per_call", lambda row, backward: 3.0 if backward else 1.0)
     # The plant sits in the forward, a third of the step: 0.3 of the step is 0.9 of it.
-    assert detection_power.planter("time", row, 1.3).keywords["fraction"] == pytest.approx(0.9)
+    assert plants.planter("time", row, 1.3).keywords["fraction"] == pytest.approx(0.9)
 
 
 def test_the_planted_instructions_are_sized_from_the_two_counts(monkeypatch):
     from benchmarks._harness import callgrind
-    from tools.studies import detection_power
 
-    (row,) = [r for r in detection_power.count_rows() if r.label == SILU_COUNT_ROW]
+    (row,) = [r for r in plants.count_rows() if r.label == SILU_COUNT_ROW]
     monkeypatch.setattr(callgrind, "count_cases", lambda cases: {cases[0].key: 500_000.0})
     monkeypatch.setattr(
         callgrind,
         "callgrind_instructions",
         lambda stmt, setup, number: 700.0 + 25.0 * setup.count("_planted = None"),
     )  # 25 per line, whatever the call costs
-    detection_power.instructions_per_line.cache_clear()
-    plant = detection_power.planter("instructions", row, 1.02)
-    detection_power.instructions_per_line.cache_clear()
+    plants.instructions_per_line.cache_clear()
+    plant = plants.planter("instructions", row, 1.02)
+    plants.instructions_per_line.cache_clear()
     assert plant.keywords["lines"] == "_planted = None\n" * 400  # 2% of 500,000
 
 
 def test_the_rows_to_plant_in_cover_the_ops_and_leave_out_generated_variants():
-    from tools.studies import detection_power
-
-    for rows in (detection_power.time_rows(), detection_power.count_rows()):
+    for rows in (plants.time_rows(), plants.count_rows()):
         assert len({row.op for row in rows}) >= 15
         assert not [row for row in rows if row.variant.startswith(("autocast_", "compiled"))]
         assert all(row.spec["device"] == "cpu" for row in rows)
 
 
-def test_detection_reads_the_exact_ratio_of_its_row():
-    from tools.studies import detection_power
-
-    gate = ScriptedGate([[(557 / 546, COUNT_ROW), (2.0, TIME_ROW)]])
-    assert detection_power.ratio(gate, COUNT_ROW) == pytest.approx(557 / 546)
-    assert detection_power.ratio(gate, TIME_ROW) == 2.0
-    with pytest.raises(ExternalFailure, match="no result for"):
-        detection_power.ratio(gate, "bench_matmul.MatMul.time_matmul('cpu')")
-
-
 def test_suggested_thresholds_cover_the_worst_no_op_change_with_a_margin():
-    from tools.studies.noise_study import suggested_thresholds
+    from tools._lib.noise_summary import suggested_thresholds
 
     runs = [
         [{"benchmark": "a.A.time_x", "ratio": 1.02}, {"benchmark": "b.B.time_y", "ratio": 0.5}],
@@ -129,45 +110,34 @@ def test_suggested_thresholds_cover_the_worst_no_op_change_with_a_margin():
     assert suggested_thresholds(runs) == {"a.A.time_x": 0.10, "b.B.time_y": 1.05}
 
 
-def test_noise_batches_combine_into_one_summary_with_the_time_rows_on_their_own(tmp_path):
+def test_noise_batches_combine_into_one_summary_each_comparison_on_its_own(tmp_path):
+    from tools._lib.noise_summary import per_row, summarize
     from tools.studies import noise_study
 
-    def run(time_ratio, track_ratio):
-        return [
-            {
-                "benchmark": "a.A.time_x",
-                "params": "('cpu',)",
-                "ratio": time_ratio,
-                "flagged_at": [],
-            },
-            {
-                "benchmark": "a.A.track_gbps",
-                "params": "('cpu',)",
-                "ratio": track_ratio,
-                "flagged_at": [],
-            },
-        ]
+    def run(asv_ratio, paired, track_ratio):
+        row = {"benchmark": "a.A.time_x", "params": "('cpu',)", "flagged_at": []}
+        track = {"benchmark": "a.A.track_gbps", "params": "('cpu',)", "flagged_at": []}
+        return [{**row, "ratio": asv_ratio, "paired": paired}, {**track, "ratio": track_ratio}]
 
     batches = [
-        ([run(1.02, 2.0)], [{"first_pass": 1, "verdict": 0}]),
-        (
-            [run(1.0 / 1.3, 1.0)],
-            [{"first_pass": 0, "confirmed": ["a.A.time_x('cpu',)"], "verdict": 0}],
-        ),
+        ([run(1.02, 1.01, 2.0)], [{"verdict": 0}]),
+        ([run(1.0 / 1.3, 0.98, 1.0)], [{"verdict": 1, "failed": ["a.A.time_x('cpu',)"]}]),
     ]
     paths = []
     for number, (runs, verdicts) in enumerate(batches):
         paths.append(tmp_path / f"batch{number}.json")
         paths[-1].write_text(json.dumps({"runs": runs, "verdicts": verdicts}))
     runs, verdicts = noise_study.combined(paths)
-    summary = noise_study.summarize(runs, verdicts)
-    assert summary["runs"] == 2 and summary["spread_max"] == 2.0
-    # The track's 2x is not a time row's: the time rows' worst is the 1/1.3 run.
-    assert summary["time_rows"]["max"] == pytest.approx(1.3)
-    assert summary["time_rows"]["above_1.25"] == ["a.A.time_x('cpu',)"]
-    assert summary["gate"]["first_passes_failing"] == 1
-    assert summary["gate"]["rows_measured_again"] == 1  # the first batch did not record it
-    assert noise_study.per_row(runs)["a.A.track_gbps('cpu',)"] == [2.0, 1.0]
+    summary = summarize(runs, verdicts)
+    # The track's 2x is not a time row's: asv's worst time row is the 1/1.3 run; the
+    # paired alternation read the same rows 1.01 and 1/0.98.
+    assert summary["runs"] == 2
+    assert summary["asv_interleaved_rounds"]["max"] == pytest.approx(1.3)
+    assert summary["asv_interleaved_rounds"]["above_1.25"] == 1
+    assert summary["paired_alternation"]["max"] == pytest.approx(1 / 0.98)
+    assert summary["gate"]["false_alarms"] == 1
+    assert summary["gate"]["failed_rows"] == ["a.A.time_x('cpu',)"]
+    assert per_row(runs, "ratio")["a.A.track_gbps('cpu',)"] == [2.0, 1.0]
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(BadInput, match="not a noise_study --out file"):
         noise_study.combined([tmp_path / "bad.json"])
@@ -175,7 +145,7 @@ def test_noise_batches_combine_into_one_summary_with_the_time_rows_on_their_own(
 
 def test_the_noise_study_measures_the_gates_rows_less_the_counts():
     from benchmarks._harness import tiers
-    from tools.pr_gate import DEFAULT_TIERS
+    from tools._lib.gate import DEFAULT_TIERS
     from tools.studies import noise_study
 
     selection = re.compile(noise_study.default_selection(REPO_ROOT))

@@ -16,8 +16,9 @@ from benchmarks._harness import tiers
 from benchmarks._harness.base import OpBenchmark
 from tests.support import REPO_ROOT
 from tests.support.suites import benchmark_classes
-from tools import nightly, pr_gate
-from tools.common import tier_selection
+from tools import nightly
+from tools._lib import gate
+from tools._lib.suites import tier_selection
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +85,7 @@ def test_the_nightly_runs_every_tier_once_and_the_gate_the_pr_tier():
     runs = [tier for chosen in nightly.RUNS.values() for tier in chosen]
     assert sorted(runs) == sorted(tiers.TIERS)
     assert nightly.RUNS["weekly"] == ("weekly",)
-    assert pr_gate.DEFAULT_TIERS == ("pr",)
+    assert gate.DEFAULT_TIERS == ("pr",)
 
 
 def test_the_pr_tier_times_every_eager_variant_of_every_op_at_one_shape_on_the_cpu(declared):

@@ -37,7 +37,10 @@ from pathlib import Path
 
 import torch
 
-from tools.common import ALLOCATOR_ENV, REPO_ROOT, BadInput, allocator_environment
+from benchmarks._names import ALLOCATOR_ENV
+from tools._lib.asv_run import allocator_environment
+from tools._lib.cli import BadInput
+from tools._lib.suites import REPO_ROOT
 
 NLP = (32, 512, 768)
 # (op, variant, shape, dtype, layout): ops of 1 ms or more on an H200 in float32.

@@ -1,6 +1,7 @@
 """Is this machine's own speed steady? The drift no harness controls, measured directly.
 
-    python -m tools.studies.host_speed [--seconds 180] [--window 0.25] [--out FILE]
+    python -m tools.studies.host_speed [--seconds 180] [--window 0.25] [--noise PROFILE]
+                                       [--seed N] [--out FILE]
 
 One process, one thread, nothing else of tensorops running: a compute-bound call (a
 512x512x512 float32 ``torch.mm``) and a memory-bound one (a 64 MiB copy) take turns in
@@ -8,8 +9,9 @@ windows of about ``--window`` seconds each, for ``--seconds``. Per window, the m
 The windows' medians divided by their overall median show how far the machine itself moves
 the same call from one moment to the next: the floor under any no-op comparison it runs.
 A benchmark's process lasts about a second, so a machine whose windows wander by 20% can
-put one side of a comparison 20% off whatever the harness does (docs/measurement.md, "A
-noisier host").
+put one side of a comparison 20% off whatever the harness does (docs/explanation/
+comparison.md, "Hosts that drift"). ``--noise`` runs it under an antagonist, to see the
+shape a profile gives a quiet host.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.common import ArgumentParser, BadInput, run_main
+from tools._lib.antagonist import PROFILES, noise
+from tools._lib.cli import ArgumentParser, BadInput, run_main
 
 MM_SIZE = 512
 COPY_BYTES = 64 * 2**20
@@ -100,11 +103,15 @@ def main() -> int:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=180.0)
     parser.add_argument("--window", type=float, default=0.25, help="seconds per window")
+    parser.add_argument("--noise", choices=sorted(PROFILES), help="an antagonist throughout")
+    parser.add_argument("--seed", type=int, default=0, help="the antagonist's seed")
     parser.add_argument("--out", type=Path, help="also write every window's median here")
     args = parser.parse_args()
     if not (args.seconds > 0 and 0 < args.window <= args.seconds):
         raise BadInput("--seconds and --window must be positive, the window within the run")
-    result = measure(args.seconds, args.window)
+    with noise(args.noise, args.seed, args.seconds + 60):
+        result = measure(args.seconds, args.window)
+    result["noise"], result["seed"] = args.noise, args.seed
     for name, figures in result["ops"].items():
         print(
             f"{name}: {figures['windows']} windows, median {figures['median_ms']:.3f} ms; "

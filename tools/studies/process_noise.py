@@ -33,15 +33,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.common import (
-    ALLOCATOR_ENV,
-    REPO_ROOT,
-    ArgumentParser,
-    BadInput,
-    ExternalFailure,
-    allocator_environment,
-    run_main,
-)
+from benchmarks._names import ALLOCATOR_ENV
+from tools._lib.asv_run import allocator_environment
+from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, run_main
+from tools._lib.suites import REPO_ROOT
 
 # The eleven time_ rows whose no-op ratio went past 1.25 in the eight no-op runs of the pr
 # tier (docs/measurement.md, "Eight runs in two batches an hour apart").
@@ -128,7 +123,7 @@ TCMALLOC_LIBRARY = "libtcmalloc_minimal.so.4"
 
 def nightly_row(case: str):
     """The default suite's CPU time row of ``OP/VARIANT/DTYPE`` (its first shape)."""
-    from tools.studies.detection_power import time_rows
+    from tools._lib.plants import time_rows
 
     try:
         op, variant, dtype = case.split("/")

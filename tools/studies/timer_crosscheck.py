@@ -25,16 +25,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.common import (
-    RESULTS_DIR,
-    ArgumentParser,
-    BadInput,
-    ExternalFailure,
-    asv,
-    git,
-    register_machine,
-    run_main,
-)
+from tools._lib.asv_run import asv
+from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, run_main
+from tools._lib.git import git
+from tools._lib.machines import register_machine
+from tools._lib.results import RESULTS_DIR
 
 MACHINE = "timer-crosscheck"
 

@@ -1,5 +1,5 @@
-"""The results branch: an orphan branch holding asv's result files, checked out as a
-git worktree at asv's results_dir (``.asv/results``), so asv reads and writes it in place.
+"""The results branch: an orphan branch of asv's result files, checked out as a git worktree
+at asv's results_dir (``.asv/results``), so asv reads and writes it in place.
 
 What it guards:
 
@@ -11,10 +11,8 @@ What it guards:
   branch pushed over it), and a machine name whose stored description is other hardware;
 - one run per checkout at a time (a lock), and git's own lock files that a killed run
   left behind are cleared;
-- a push that fails for a transient network error is retried; git's own message is kept.
-
-It imports only the standard library (and tools.common): the job that pushes results in
-Actions runs it with a bare interpreter and no project code installed.
+- a push that fails for a transient network error is retried; git's own message is kept,
+  and the token never reaches git's command line or a message.
 """
 
 from __future__ import annotations
@@ -31,19 +29,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.common import RESULTS_DIR, BadInput, ExternalFailure, git, one_line
+from tools._lib.cli import BadInput, ExternalFailure, one_line
+from tools._lib.git import git, is_ancestor
+from tools._lib.outbox import Outbox, write_atomically
+from tools._lib.results import RESULTS_DIR
+from tools._lib.results_tree import RESULTS_TREE, check_path, hardware_differences, merge_benchmarks
 
 DEFAULT_BRANCH = "asv-results"
 # Overridden by GIT_AUTHOR_* / GIT_COMMITTER_* in the environment when those are set.
 IDENTITY = ("-c", "user.name=tensorops results", "-c", "user.email=results@tensorops.invalid")
-# What a results tree may hold: asv's files per machine, the manifest, the triage state.
-RESULTS_TREE = re.compile(
-    r"^(benchmarks\.json"
-    r"|[\w.-]+/(machine\.json|manifest\.txt|[0-9a-f]{8}-[\w.+-]+\.json)"
-    r"|triage/[\w.-]+\.json)$"
-)
-# The fields of machine.json that say which hardware a machine name stands for.
-HARDWARE_KEYS = ("arch", "cpu", "num_cpu", "os", "ram")
 # A push that failed for one of these may succeed when tried again.
 TRANSIENT = re.compile(
     r"could not resolve host|failed to connect|connection (reset|refused|timed out)|"
@@ -81,31 +75,43 @@ class ResultsBranch:
         folder.mkdir(exist_ok=True)
         return folder
 
-    def _git(self, *args: str, check: bool = True) -> str:
+    def in_worktree(self, *args: str, check: bool = True) -> str:
         return git(*args, cwd=self.worktree, check=check)
 
     # ------------------------------------------------------------ the remote
 
-    def _auth(self) -> tuple[str, ...]:
-        """In Actions, the token for this one command only (never in .git/config)."""
-        token = os.environ.get("GITHUB_TOKEN", "")
+    def _token(self) -> str:
         url = git("remote", "get-url", self.remote, cwd=self.repo, check=False)
-        if not token or not url.startswith("https://"):
-            return ()
+        return os.environ.get("GITHUB_TOKEN", "") if url.startswith("https://") else ""
+
+    def remote_env(self) -> dict | None:
+        """In Actions, the token as git configuration in the environment of the commands
+        that reach the remote: never on a command line (``ps`` shows those) nor in
+        .git/config."""
+        token = self._token()
+        if not token:
+            return None
         basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-        return ("-c", f"http.extraheader=AUTHORIZATION: basic {basic}")
+        return {
+            **os.environ,
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "http.extraheader",
+            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
+        }
+
+    def on_remote(self, *args: str, cwd: Path | None = None, check: bool = True) -> str:
+        return git(
+            *args, cwd=cwd or self.repo, check=check, env=self.remote_env(), secret=self._token()
+        )
 
     def remote_tip(self) -> str | None:
         """The remote tip (fetched, unless ``fetch`` is off); None while the branch does
         not exist yet."""
         if self.fetch:
-            heads = git(
-                *self._auth(), "ls-remote", "--heads", self.remote, self.branch, cwd=self.repo
-            )
-            if not heads:
+            if not self.on_remote("ls-remote", "--heads", self.remote, self.branch):
                 return None
             refspec = f"+refs/heads/{self.branch}:{self.tracking_ref}"
-            git(*self._auth(), "fetch", "--quiet", self.remote, refspec, cwd=self.repo)
+            self.on_remote("fetch", "--quiet", self.remote, refspec)
         found = git(
             "rev-parse", "--verify", "--quiet", self.tracking_ref, cwd=self.repo, check=False
         )
@@ -114,31 +120,22 @@ class ResultsBranch:
     # ------------------------------------------------------------ integrity
 
     @property
-    def _seen_record(self) -> Path:
+    def seen_record(self) -> Path:
         return self.state_dir / f"seen-{self.remote}-{self.branch}"
 
-    def _record_seen(self, commit: str) -> None:
-        self._seen_record.write_text(commit + "\n")
+    def record_seen(self, commit: str) -> None:
+        self.seen_record.write_text(commit + "\n")
 
     def check_tip(self, tip: str, since: str | None = None) -> None:
         """Refuse a tip that rewrote history this checkout saw (or ``since``), or that is
         not a results tree."""
-        seen = since or (
-            self._seen_record.read_text().strip() if self._seen_record.exists() else ""
-        )
-        if seen and seen != tip:
-            ancestor = subprocess.run(
-                ["git", "merge-base", "--is-ancestor", seen, tip],
-                cwd=self.repo,
-                capture_output=True,
+        seen = since or (self.seen_record.read_text().strip() if self.seen_record.exists() else "")
+        if seen and seen != tip and not is_ancestor(seen, tip, self.repo):
+            raise BadInput(
+                f"{self.remote} {self.branch} is at {tip[:12]}, which does not contain "
+                f"{seen[:12]}, the tip this checkout last saw: the branch was rewound or "
+                f"replaced; restore it, or remove {self.seen_record} to accept the new history"
             )
-            if ancestor.returncode != 0:
-                raise BadInput(
-                    f"{self.remote} {self.branch} is at {tip[:12]}, which does not contain "
-                    f"{seen[:12]}, the tip this checkout last saw: the branch was rewound or "
-                    "replaced; restore it, or remove "
-                    f"{self._seen_record} to accept the new history"
-                )
         names = git("ls-tree", "-r", "--name-only", tip, cwd=self.repo).splitlines()
         strangers = [name for name in names if not RESULTS_TREE.match(name)]
         machines = {name.split("/")[0] for name in names if "/" in name} - {"triage"}
@@ -155,12 +152,7 @@ class ResultsBranch:
         stored_path = self.worktree / machine / "machine.json"
         if not stored_path.exists():
             return
-        stored = json.loads(stored_path.read_text())
-        differ = [
-            f"{key} {stored.get(key)!r} there, {described.get(key)!r} here"
-            for key in HARDWARE_KEYS
-            if str(stored.get(key)) != str(described.get(key))
-        ]
+        differ = hardware_differences(json.loads(stored_path.read_text()), described)
         if differ:
             raise BadInput(
                 f"machine name {machine!r} already stands for other hardware on "
@@ -183,10 +175,9 @@ class ResultsBranch:
             yield
 
     def _clear_stale_git_locks(self) -> None:
-        common = self.state_dir.parent
-        candidates = [common / f"{self.tracking_ref}.lock"]
+        candidates = [self.state_dir.parent / f"{self.tracking_ref}.lock"]
         if self.worktree.exists():
-            gitdir = git("rev-parse", "--git-dir", cwd=self.worktree, check=False)
+            gitdir = self.in_worktree("rev-parse", "--git-dir", check=False)
             if gitdir:
                 folder = (self.worktree / gitdir).resolve()
                 candidates += [folder / "index.lock", folder / "HEAD.lock"]
@@ -200,8 +191,8 @@ class ResultsBranch:
         return git(*IDENTITY, "commit-tree", empty_tree, "-m", "asv results", cwd=self.repo)
 
     def _is_worktree_of_repo(self) -> bool:
-        inside = git("rev-parse", "--show-toplevel", cwd=self.worktree, check=False)
-        common = git("rev-parse", "--git-common-dir", cwd=self.worktree, check=False)
+        inside = self.in_worktree("rev-parse", "--show-toplevel", check=False)
+        common = self.in_worktree("rev-parse", "--git-common-dir", check=False)
         ours = git("rev-parse", "--git-common-dir", cwd=self.repo)
         return (
             bool(inside)
@@ -215,11 +206,11 @@ class ResultsBranch:
         remote = self.remote_tip()
         if remote is not None:
             self.check_tip(remote)
-        elif self._seen_record.exists():
+        elif self.seen_record.exists():
             raise BadInput(
                 f"{self.remote} has no {self.branch} branch any more, though this checkout "
-                f"saw it at {self._seen_record.read_text().strip()[:12]}; restore it, or "
-                f"remove {self._seen_record} to start a new one"
+                f"saw it at {self.seen_record.read_text().strip()[:12]}; restore it, or "
+                f"remove {self.seen_record} to start a new one"
             )
         tip = remote or self._empty_root()
         git("worktree", "prune", cwd=self.repo)
@@ -229,29 +220,40 @@ class ResultsBranch:
                     f"{self.worktree} holds results that are not a worktree of the "
                     f"{self.branch} branch; move them away and run again"
                 )
-            self._git("checkout", "--quiet", "--force", "--detach", tip)
-            self._git("clean", "-fdxq")
+            self.in_worktree("checkout", "--quiet", "--force", "--detach", tip)
+            self.in_worktree("clean", "-fdxq")
         else:
             self.worktree.parent.mkdir(parents=True, exist_ok=True)
             git("worktree", "add", "--quiet", "--detach", str(self.worktree), tip, cwd=self.repo)
         if remote is not None:
-            self._record_seen(remote)
+            self.record_seen(remote)
         self.tip, self.remote_base = tip, remote or ""
         return tip
 
     def commit(self, message: str) -> bool:
         """Commit everything in the worktree; False when there was nothing new."""
-        self._git("add", "--all")
-        if self._git("diff", "--cached", "--name-only") == "":
+        self.in_worktree("add", "--all")
+        if self.in_worktree("diff", "--cached", "--name-only") == "":
             return False
-        self._git(*IDENTITY, "commit", "--quiet", "-m", message)
+        self.in_worktree(*IDENTITY, "commit", "--quiet", "-m", message)
         return True
 
     def changed_files(self, since: str) -> dict[str, bytes]:
         """The files that differ between ``since`` and the worktree's HEAD, with their
         content at HEAD."""
-        names = self._git("diff", "--name-only", since, "HEAD").splitlines()
+        names = self.in_worktree("diff", "--name-only", since, "HEAD").splitlines()
         return {name: (self.worktree / name).read_bytes() for name in names}
+
+    def save(self, message: str, outbox: Outbox | None) -> bool:
+        """Commit the worktree and land it: pushed, or, with an outbox, copied there for
+        the job that holds the token. False when there was nothing new."""
+        if outbox is None:
+            return self.land(message)
+        before = self.in_worktree("rev-parse", "HEAD")
+        if not self.commit(message):
+            return False
+        outbox.add(self.changed_files(before))
+        return True
 
     # ------------------------------------------------------------ landing
 
@@ -267,21 +269,16 @@ class ResultsBranch:
         error = ""
         for attempt in range(attempts):
             pushed = subprocess.run(
-                [
-                    "git",
-                    *self._auth(),
-                    "push",
-                    "--quiet",
-                    self.remote,
-                    f"HEAD:refs/heads/{self.branch}",
-                ],
+                ["git", "push", "--quiet", self.remote, f"HEAD:refs/heads/{self.branch}"],
                 cwd=self.worktree,
                 capture_output=True,
                 text=True,
+                errors="replace",
+                env=self.remote_env(),
             )
             if pushed.returncode == 0:
-                self.tip = self._git("rev-parse", "HEAD")
-                self._record_seen(self.tip)
+                self.tip = self.in_worktree("rev-parse", "HEAD")
+                self.record_seen(self.tip)
                 return
             error = one_line(pushed.stderr) or f"exit status {pushed.returncode}"
             if REJECTED.search(error):
@@ -289,17 +286,19 @@ class ResultsBranch:
             elif not TRANSIENT.search(error):
                 break
             time.sleep(min(2**attempt, 30))
+        if self._token():
+            error = error.replace(self._token(), "***")
         raise ExternalFailure(f"push to {self.remote} {self.branch} failed: {error}")
 
     def _replay_on_remote_tip(self) -> None:
-        message = self._git("log", "-1", "--format=%B")
+        message = self.in_worktree("log", "-1", "--format=%B")
         files = self.changed_files(self.tip) if self.tip else {}
         tip = self.remote_tip() if self.fetch else None
         if tip is None:
             raise ExternalFailure(f"{self.remote} rejected the push; no {self.branch} to fetch")
         self.check_tip(tip)
-        self._git("checkout", "--quiet", "--force", "--detach", tip)
-        self._git("clean", "-fdxq")
+        self.in_worktree("checkout", "--quiet", "--force", "--detach", tip)
+        self.in_worktree("clean", "-fdxq")
         self.tip = tip
         self.write_files(files)
         self.commit(message)
@@ -308,65 +307,8 @@ class ResultsBranch:
         """Write ``files`` into the worktree; ``benchmarks.json`` is merged with the one
         there, so machines that ran different benchmarks all keep their descriptions."""
         for name, content in files.items():
-            if not RESULTS_TREE.match(name):
-                raise BadInput(f"{name!r} does not belong on a results branch")
+            check_path(name)
             target = self.worktree / name
-            target.parent.mkdir(parents=True, exist_ok=True)
             if name == "benchmarks.json" and target.exists():
                 content = merge_benchmarks(target.read_bytes(), content)
-            target.write_bytes(content)
-
-
-def merge_benchmarks(theirs: bytes, ours: bytes) -> bytes:
-    """Two asv benchmarks.json files as one: every benchmark of either, ours winning."""
-    merged = {**json.loads(theirs), **json.loads(ours)}
-    return (json.dumps(merged, indent=4, sort_keys=True) + "\n").encode()
-
-
-@dataclass(frozen=True)
-class Outbox:
-    """Results waiting to be pushed by a job that holds the write token: the files to
-    land, the machine they are of, and the remote tip the run started from (the push
-    refuses a branch that no longer contains it)."""
-
-    path: Path
-
-    def start(self, machine: str, base: str) -> None:
-        (self.path / "files").mkdir(parents=True, exist_ok=True)
-        (self.path / "machine").write_text(machine + "\n")
-        (self.path / "base").write_text(base + "\n")
-
-    def add(self, files: dict[str, bytes]) -> None:
-        for name, content in files.items():
-            if not RESULTS_TREE.match(name):
-                raise BadInput(f"{name!r} does not belong on a results branch")
-            target = self.path / "files" / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
-
-    @property
-    def machine(self) -> str:
-        return self._field("machine")
-
-    @property
-    def base(self) -> str:
-        return self._field("base")
-
-    def files(self) -> dict[str, bytes]:
-        folder = self.path / "files"
-        return {
-            path.relative_to(folder).as_posix(): path.read_bytes()
-            for path in sorted(folder.rglob("*"))
-            if path.is_file()
-        }
-
-    def _field(self, name: str) -> str:
-        try:
-            value = (self.path / name).read_text().strip()
-        except OSError:
-            raise BadInput(f"{self.path} is not an outbox of tools.nightly (no {name})") from None
-        if name == "base" and value and not re.fullmatch(r"[0-9a-f]{40}", value):
-            raise BadInput(f"{self.path / name} holds no commit hash: {value[:40]!r}")
-        if name == "machine" and not re.fullmatch(r"[\w.-]+", value):
-            raise BadInput(f"{self.path / name} holds no machine name: {value[:40]!r}")
-        return value
+            write_atomically(target, content)

@@ -1,0 +1,128 @@
+"""Running asv the one way the tools run it: the benchmark processes on jemalloc, the count
+twins told which rows were selected, and asv's exit status left to the caller."""
+
+from __future__ import annotations
+
+import ctypes.util
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks._names import (
+    ALLOCATOR_ENV,
+    ALLOCATORS,
+    CALLGRIND_DIR,
+    CALLGRIND_DIR_ENV,
+    DEFAULT_ALLOCATOR,
+    SELECTION_ENV,
+)
+from tools._lib.cli import BadInput
+
+JEMALLOC_LIBRARY = "libjemalloc.so.2"
+# Where tools/dev.sh unpacks jemalloc for a user who cannot install packages.
+LOCAL_JEMALLOC = Path("lib") / "jemalloc" / JEMALLOC_LIBRARY
+# Freed memory kept for reuse, never returned to the kernel: no timed call faults on pages
+# that a call before it touched. Its memory on 2 MiB pages (madvise; the kernel's THP mode
+# is "madvise" here and on GitHub's runners): a gather's random reads miss the TLB less,
+# and its processes spread less (docs/explanation/measurement.md, "The allocator").
+JEMALLOC_CONF = "thp:always,dirty_decay_ms:-1,muzzy_decay_ms:-1"
+
+
+def asv_executable() -> str:
+    # The dev venv puts asv beside its python; Actions installs it the same way.
+    beside = Path(sys.executable).with_name("asv")
+    return str(beside) if beside.exists() else "asv"
+
+
+def jemalloc_library() -> str | None:
+    """What to preload for jemalloc: the system's, else the copy tools/dev.sh unpacked
+    into the venv this interpreter runs in; None when neither is there."""
+    if ctypes.util.find_library("jemalloc"):
+        return JEMALLOC_LIBRARY
+    local = Path(sys.prefix) / LOCAL_JEMALLOC
+    return str(local) if local.is_file() else None
+
+
+def allocator_environment(env: dict) -> dict:
+    """``env`` with the allocator ``TENSOROPS_ALLOCATOR`` asks for (jemalloc by default)
+    preloaded and configured; bad input for an unknown name or a missing jemalloc."""
+    choice = env.get(ALLOCATOR_ENV, DEFAULT_ALLOCATOR)
+    if choice not in ALLOCATORS:
+        raise BadInput(f"{ALLOCATOR_ENV}={choice!r}: choose one of {', '.join(ALLOCATORS)}")
+    environment = dict(env)
+    if choice == "jemalloc":
+        library = jemalloc_library()
+        if library is None:
+            raise BadInput(
+                "jemalloc is not installed (tools/dev.sh setup installs it, or: apt install "
+                f"libjemalloc2); or set {ALLOCATOR_ENV}=fixed to time on glibc's malloc"
+            )
+        preloaded = environment.get("LD_PRELOAD", "").split()
+        others = [name for name in preloaded if "jemalloc" not in name]
+        environment["LD_PRELOAD"] = " ".join([library, *others])
+        environment["MALLOC_CONF"] = JEMALLOC_CONF
+    return environment
+
+
+def split_bench_selection(asv_args: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The ``--bench``/``-b`` regexes of asv arguments, and the other arguments."""
+    selection, rest, following = [], [], False
+    for arg in asv_args:
+        if following:
+            selection.append(arg)
+            following = False
+        elif arg in ("--bench", "-b"):
+            following = True
+        elif arg.startswith(("--bench=", "-b=")):
+            selection.append(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+    return selection, rest
+
+
+def bench_selection(asv_args: Sequence[str]) -> list[str]:
+    """The benchmark regexes of an asv command: its ``--bench``/``-b`` options, or the
+    last argument of ``asv find``."""
+    if asv_args and asv_args[0] == "find":
+        return [asv_args[-1]]
+    return split_bench_selection(asv_args)[0]
+
+
+def asv_environment(repo: Path, env: dict | None = None, selection: Sequence[str] = ()) -> dict:
+    """The environment asv runs in: the allocator preloaded; the instruction counts keep
+    their function counts per commit under ``.asv/callgrind`` (the "why" of a count that
+    grew), unless told otherwise, and count only the cases of the ``selection`` (every
+    case when empty)."""
+    environment = allocator_environment(
+        {CALLGRIND_DIR_ENV: str(repo / CALLGRIND_DIR), **(env or os.environ)}
+    )
+    environment.pop(SELECTION_ENV, None)
+    if selection:
+        environment[SELECTION_ENV] = json.dumps(list(selection))
+    return environment
+
+
+def asv(*args: str, cwd: Path, env: dict | None = None, capture: bool = False):
+    """Run asv; its exit status is the caller's to read (continuous and find use it)."""
+    return subprocess.run(
+        [asv_executable(), *args],
+        cwd=cwd,
+        env=asv_environment(cwd, env, bench_selection(args)),
+        text=True,
+        capture_output=capture,
+    )
+
+
+def launch_method(repo: Path) -> str:
+    """The config's launch method, which ``asv find`` ignores unless told."""
+    from asv.config import Config
+
+    return Config.load(str(repo / "asv.conf.json")).launch_method or "spawn"
+
+
+def benchmark_pythons(repo: Path) -> list[Path]:
+    """The interpreters of asv's benchmarking environments, in asv's order of names."""
+    return sorted((repo / ".asv" / "env").glob("*/bin/python"))

@@ -1,0 +1,230 @@
+"""What "slower" means, in one place: the ratio of two values of a row read the right way
+round for its unit, asv's rule for two commits' recorded results (``Row``), and the paired
+estimate of two commits measured by alternation (``Paired``, tools/_lib/remeasure.py).
+
+asv reads every value as lower-is-better; for rates (GFLOP/s, GB/s) and shares of the
+machine's peak (% of peak) a fall is the slowdown. Instruction counts are deterministic and
+are judged at their own factor.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks._names import COUNT_UNIT
+from tools._lib.results import benchmark_units, commit_values
+
+# Ten no-op comparisons of a count (two builds of the same code, each counted in its own
+# process) differed by at most 0.05%; a rise of more than 1% is a change in the code run
+# (docs/explanation/measurement.md, "Instruction counts").
+COUNT_FACTOR = 1.01
+# The confidence of the paired interval: a row is called slower only when the whole
+# interval of its paired ratio lies above 1.
+CONFIDENCE = 0.99
+# A paired estimate this far from 1 whose interval still holds 1 is undecided: the
+# alternation takes more pairs (as Pinpoint adds runs while undecided).
+UNDECIDED_BEYOND = 1.02
+
+
+def higher_is_better(unit: str) -> bool:
+    """Rates (GFLOP/s, GB/s) and shares of the machine's peak ("% of peak")."""
+    return unit.endswith("/s") or unit.startswith("%")
+
+
+def slowdown(before: float, after: float, unit: str) -> float:
+    """How many times worse ``after`` is than ``before``: a time's rise, a rate's fall."""
+    return before / after if higher_is_better(unit) else after / before
+
+
+def is_count(unit: str) -> bool:
+    return unit == COUNT_UNIT
+
+
+def shown(value: float, unit: str) -> str:
+    """A value as asv shows it, with its unit where asv's own text has none."""
+    from asv.util import human_value
+
+    text = human_value(value, unit)
+    return text if unit in ("seconds", "bytes", "") else f"{text} {unit}"
+
+
+def row_label(benchmark: str, params: str) -> str:
+    """``name(params)``: how asv names a row, and what ``--bench`` matches."""
+    return f"{benchmark}{params}"
+
+
+def row_selection(label: str) -> str:
+    """asv's ``--bench`` regex for exactly the row ``name(params)``: its regex characters
+    escaped, and nothing else (it stays readable, and quotes well in a shell)."""
+    return "^" + re.sub(r"([\\.^$*+?()\[\]{}|])", r"\\\1", label) + "$"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row as asv recorded it at two commits: values and, for asv's test, stats and
+    samples."""
+
+    benchmark: str
+    params: str  # asv's text form, "('cpu', 'float32')"; "" when not parameterized
+    unit: str
+    before: float
+    after: float
+    before_stats: tuple = (None, None)
+    after_stats: tuple = (None, None)
+
+    @property
+    def label(self) -> str:
+        return row_label(self.benchmark, self.params)
+
+    @property
+    def ratio(self) -> float:
+        return self.after / self.before
+
+    @property
+    def slowdown(self) -> float:
+        return slowdown(self.before, self.after, self.unit)
+
+    @property
+    def before_value(self) -> float:
+        return self.before
+
+    @property
+    def after_value(self) -> float:
+        return self.after
+
+    def slower(self, factor: float) -> bool:
+        """Worse beyond ``factor`` and significantly so, by asv's rule (the rule of
+        ``asv compare`` and ``asv continuous``), turned round for rates."""
+        from asv.commands.compare import _is_result_better  # private in asv 0.6.6
+
+        if higher_is_better(self.unit):
+            return _is_result_better(
+                self.after, self.before, self.after_stats, self.before_stats, factor
+            )
+        return _is_result_better(
+            self.before, self.after, self.before_stats, self.after_stats, factor
+        )
+
+    def changed(self, factor: float) -> bool:
+        """Beyond ``factor`` in either direction, significantly."""
+        from asv.commands.compare import _is_result_better
+
+        return _is_result_better(
+            self.before, self.after, self.before_stats, self.after_stats, factor
+        ) or _is_result_better(self.after, self.before, self.after_stats, self.before_stats, factor)
+
+
+def compare(
+    results_dir: Path, machine: str, base: str, head: str, units: dict[str, str] | None = None
+) -> list[Row]:
+    """Every row asv measured at both commits with a positive value before. Units come
+    from the benchmarks.json asv writes beside the results, unless given (``asv find``
+    writes none)."""
+    units = units if units is not None else benchmark_units(results_dir)
+    before = commit_values(results_dir, machine, base)
+    after = commit_values(results_dir, machine, head)
+    return [
+        Row(
+            name,
+            params,
+            units.get(name, ""),
+            *(before[name, params][:1]),
+            after[name, params][0],
+            before[name, params][1:],
+            after[name, params][1:],
+        )
+        for name, params in sorted(set(before) & set(after))
+        if before[name, params][0] > 0
+    ]
+
+
+def median_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """A distribution-free interval for the median of ``values``: the order statistics
+    whose binomial tail leaves at most ``1 - confidence`` outside (every value when there
+    are too few for that)."""
+    ordered = sorted(values)
+    n, outside = len(ordered), (1 - confidence) / 2
+    k, tail = 0, 0.0  # k values may lie below the interval on each side
+    while k < n // 2:
+        tail += math.comb(n, k) / 2**n
+        if tail > outside:
+            break
+        k += 1
+    return ordered[k - 1 if k else 0], ordered[n - k if k else n - 1]
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One row of two commits measured by alternation: the samples of each side in the
+    order they were taken, pair ``i`` being ``(before[i], after[i])``, taken one right
+    after the other (the order inside a pair alternates).
+
+    The estimate is the median of the pairs' ratios: a slowdown of the host lasting
+    seconds slows both halves of a pair alike and leaves its ratio, and a burst that hits
+    one half moves one ratio, which the median discards
+    (docs/explanation/comparison.md says why this one, from measurements).
+    """
+
+    label: str
+    unit: str
+    before: tuple[float, ...]
+    after: tuple[float, ...]
+    rounds: tuple[int, ...] = ()  # pairs per round (process pair), in order; () one round
+
+    @property
+    def ratios(self) -> list[float]:
+        return [after / before for before, after in zip(self.before, self.after, strict=True)]
+
+    @property
+    def ratio(self) -> float:
+        """after/before, the median of the pairs'."""
+        return statistics.median(self.ratios)
+
+    @property
+    def slowdown(self) -> float:
+        return 1 / self.ratio if higher_is_better(self.unit) else self.ratio
+
+    @property
+    def slowdown_interval(self) -> tuple[float, float]:
+        low, high = median_interval(self.ratios)
+        return (1 / high, 1 / low) if higher_is_better(self.unit) else (low, high)
+
+    @property
+    def round_slowdowns(self) -> list[float]:
+        """The slowdown each round's process pair read on its own."""
+        sizes, found, start = self.rounds or (len(self.before),), [], 0
+        for size in sizes:
+            part = Paired(self.label, self.unit, self.before[start : start + size],
+                          self.after[start : start + size])  # fmt: skip
+            found.append(part.slowdown)
+            start += size
+        return found
+
+    def slower(self, threshold: float) -> bool:
+        """Slower beyond ``threshold`` and significantly: the whole interval above 1, and
+        every round's process pair slower (a real change shows in each; the chance
+        placement of one pair's memory does not)."""
+        return (
+            self.slowdown > threshold
+            and self.slowdown_interval[0] > 1.0
+            and all(s > 1.0 for s in self.round_slowdowns)
+        )
+
+    @property
+    def undecided(self) -> bool:
+        """A change the pairs point to without agreeing on it: more pairs would tell."""
+        low, high = self.slowdown_interval
+        moved = max(self.slowdown, 1 / self.slowdown) >= UNDECIDED_BEYOND
+        return moved and low <= 1.0 <= high
+
+    @property
+    def before_value(self) -> float:
+        return statistics.median(self.before)
+
+    @property
+    def after_value(self) -> float:
+        return statistics.median(self.after)

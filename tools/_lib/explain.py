@@ -1,0 +1,116 @@
+"""Why a row got slower between two commits, from the row's own call: for a wall-time row the
+torch.profiler operator table at each commit side by side (the row set up by the worker,
+each commit's library, today's suites, as asv runs them), for an instruction count the
+functions whose counts grew most (callgrind's dumps, kept per commit by the counting run).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import re
+from pathlib import Path
+
+from benchmarks._names import CALLGRIND_DIR
+from tools._lib.remeasure import profile_at
+from tools._lib.text import code
+
+PROFILED_CALLS = 5
+PROFILE_ROWS = 12
+GROWN_FUNCTIONS = 15
+
+
+def per_call(operators: dict[str, list[float]], calls: int) -> dict[str, tuple]:
+    return {key: tuple(value / calls for value in values) for key, values in operators.items()}
+
+
+def profile_table(before: dict, after: dict, rows: int = PROFILE_ROWS) -> str:
+    """The two commits' operators side by side, those whose self time grew most first."""
+
+    def self_us(table: dict, key: str) -> float:
+        return table.get(key, (0.0, 0.0, 0.0))[0]
+
+    keys = sorted(
+        set(before) | set(after), key=lambda k: self_us(after, k) - self_us(before, k), reverse=True
+    )[:rows]
+    lines = [
+        "| operator | self CPU before (µs/call) | after | calls before | after |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for key in keys:
+        old, new = before.get(key, (0.0, 0.0, 0.0)), after.get(key, (0.0, 0.0, 0.0))
+        lines.append(f"| {code(key)} | {old[0]:.1f} | {new[0]:.1f} | {old[2]:g} | {new[2]:g} |")
+    return "\n".join(lines)
+
+
+def explain_time(repo: Path, parent: str, guilty: str, label: str) -> str:
+    """The profiler's view of the row at both commits, as Markdown."""
+    before = per_call(profile_at(repo, parent, label, PROFILED_CALLS), PROFILED_CALLS)
+    after = per_call(profile_at(repo, guilty, label, PROFILED_CALLS), PROFILED_CALLS)
+    return (
+        f"torch.profiler `key_averages()` of the row's call, {PROFILED_CALLS} calls at each "
+        f"commit (`{parent[:12]}` before, `{guilty[:12]}` after), per call:\n\n"
+        + profile_table(before, after)
+    )
+
+
+def counted_case(label: str) -> str | None:
+    """The counted case's key of an instruction-count row, None for another row."""
+    name, _, params = label.partition("(")
+    module, cls, _ = name.rsplit(".", 2)
+    suite = getattr(importlib.import_module(f"benchmarks.{module}"), cls, None)
+    if suite is None or not hasattr(suite, "case_for"):
+        return None
+    named = dict(zip(suite.param_names, ast.literal_eval(f"({params}"), strict=True))
+    return suite().case_for(named["case"]).key
+
+
+def functions_at(repo: Path, commit: str, key: str):
+    """The case's exclusive function counts per call at ``commit``, as torch's
+    ``CallgrindStats`` (for its ``as_standardized`` and ``delta``), or None when that
+    commit's run kept none."""
+    from torch.utils.benchmark.utils.common import TaskSpec
+    from torch.utils.benchmark.utils.valgrind_wrapper.timer_interface import (
+        CallgrindStats,
+        FunctionCount,
+        FunctionCounts,
+    )
+
+    kept = repo / CALLGRIND_DIR / commit / (re.sub(r"[^\w.-]+", "_", key) + ".json")
+    if not kept.exists():
+        return None
+    functions = json.loads(kept.read_text())["functions"]
+    counts = FunctionCounts(tuple(FunctionCount(c, name) for c, name in functions), False)
+    nothing = FunctionCounts((), inclusive=True)
+    empty = FunctionCounts((), inclusive=False)
+    return CallgrindStats(TaskSpec("call()", ""), 1, False, nothing, empty, nothing, counts, None)
+
+
+def shortened(function: str, keep: int = 160) -> str:
+    """A C++ symbol cut in the middle when templates make it long."""
+    if len(function) <= keep:
+        return function
+    return f"{function[: keep // 2]}…{function[-keep // 2 :]}"
+
+
+def grown_functions(repo: Path, before: str, after: str, label: str) -> str:
+    """The functions whose instructions per call grew most from ``before`` to ``after``,
+    as Markdown; empty when the counts were not kept."""
+    key = counted_case(label)
+    if key is None:
+        return ""
+    old, new = functions_at(repo, before, key), functions_at(repo, after, key)
+    if old is None or new is None:
+        return ""
+    delta = new.as_standardized().delta(old.as_standardized())
+    grown = sorted(delta, key=lambda counted: -counted.count)[:GROWN_FUNCTIONS]
+    lines = [
+        f"Functions whose instructions per call grew most, `{before[:12]}` → `{after[:12]}` "
+        f"(callgrind, {code(key)}):",
+        "",
+        "| instructions | function |",
+        "|---:|---|",
+        *(f"| {c.count:+,.1f} | {code(shortened(c.function))} |" for c in grown),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""Each machine's detection floors: per row, the smallest slowdown the paired comparison can
+call on that machine's host with no false alarm, from no-op comparisons run there
+(``python -m tools.floors``). A machine's file holds the floors of every host (CPU model)
+its runs landed on, since a runner class changes hosts under one name; the verdicts look
+theirs up by the CPU they run on (docs/explanation/comparison.md, "Floors").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools._lib.cli import BadInput
+
+FLOORS_FILE = "floors.json"
+# A no-op's upper bound is a sample of what a no-op reads; the floor stands this far above
+# the worst of them.
+MARGIN = 0.01
+# Never judge a row more finely than this, whatever a host's no-ops allow: a verdict
+# calls a change a person should look at.
+MIN_FLOOR = 1.03
+# Where a host has no floors yet, a row is judged at the factor the caller gives (the
+# gate's: 1.15).
+
+
+@dataclass(frozen=True)
+class Floors:
+    """One host's floors, by row; ``runs`` no-op comparisons made them."""
+
+    host: str
+    runs: int
+    by_row: dict[str, float]
+
+    def threshold(self, label: str, factor: float) -> float | None:
+        """What the row is judged at: its floor, or ``factor`` where it has none; None
+        where its floor is above ``factor`` (not judged here)."""
+        floor = self.by_row.get(label)
+        if floor is None:
+            return factor
+        return floor if floor <= factor else None
+
+
+def no_floors(host: str) -> Floors:
+    return Floors(host, 0, {})
+
+
+def floor_of(upper_bounds: list[float]) -> float:
+    """A row's floor from the upper bounds of its no-op slowdown intervals, rounded up to
+    a hundredth."""
+    worst = max(upper_bounds) + MARGIN
+    return max(MIN_FLOOR, math.ceil(worst * 100 - 1e-9) / 100)
+
+
+def read_floors(path: Path, host: str) -> Floors:
+    """The floors of ``host`` in a machine's floors file; none when the file or the host
+    is not there; bad input for a file that is not a floors file."""
+    if not path.exists():
+        return no_floors(host)
+    try:
+        hosts = json.loads(path.read_text())["hosts"]
+        entry = hosts.get(host)
+        if entry is None:
+            return no_floors(host)
+        floors = {str(k): float(v) for k, v in entry["floors"].items()}
+        return Floors(host, int(entry["runs"]), floors)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise BadInput(f"{path} is not a floors file: {error}") from None
+
+
+def write_floors(path: Path, floors: Floors, measured: dict) -> None:
+    """``floors`` into the machine's file beside the other hosts', with what they were
+    measured from (``measured``: date, commit, command)."""
+    hosts = {}
+    if path.exists():
+        try:
+            hosts = json.loads(path.read_text())["hosts"]
+        except (ValueError, KeyError, TypeError):
+            hosts = {}
+    hosts[floors.host] = {"runs": floors.runs, "floors": floors.by_row, **measured}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"version": 1, "hosts": hosts}, indent=1, sort_keys=True) + "\n"
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(text)
+    temporary.replace(path)

@@ -1,0 +1,172 @@
+"""The PR gate's verdict on a base and a head commit: asv records both (its first pass), the
+instruction counts and peak memory are judged on asv's numbers, and every timed row is
+measured again by alternation and judged at its floor on this host.
+
+- **First pass**: ``asv continuous --split`` of the selection, one round a side: both
+  commits' results recorded as asv records them (history, ``asv compare``, the artifact),
+  the counts (deterministic: ``COUNT_FACTOR``) and peak memory (the factor) judged by
+  asv's rule.
+- **Timed rows** (``time_``, ``track_``): both commits' libraries measured again by
+  alternation (tools/_lib/remeasure.py); a row fails when its paired slowdown is above its
+  threshold and its interval lies above 1. The threshold is the row's floor on this host
+  (tools/_lib/floors.py), or the factor where the host has none yet; a row whose floor is
+  above the factor is "not judged here", and says so with its floor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools._lib.asv_run import asv, bench_selection
+from tools._lib.cli import Status
+from tools._lib.comparison import COUNT_FACTOR, Paired, Row, compare, is_count
+from tools._lib.floors import Floors
+from tools._lib.git import resolve_commit
+from tools._lib.remeasure import Outcome, compare_commits
+from tools._lib.results import RESULTS_DIR
+from tools._lib.suites import tier_selection
+
+DEFAULT_FACTOR = 1.15
+DEFAULT_TIERS = ("pr",)
+# asv records each side once: the verdict on a timed row is the alternation's, so more
+# rounds would buy only time (docs/explanation/comparison.md, "What it costs").
+FIRST_PASS_ROUNDS = 1
+VERDICTS = {
+    Status.OK: "no benchmark got slower than its threshold",
+    Status.REGRESSED: "performance regressed: a benchmark is slower than its threshold allows",
+    Status.BENCHMARK_FAILED: "a benchmark failed: it raised, timed out or could not be "
+    "measured again (see the log above)",
+    Status.EXTERNAL_FAILURE: "asv failed before giving a verdict (see the log above)",
+}
+
+
+def with_default_selection(asv_args: list[str], repo: Path) -> list[str]:
+    """``asv_args`` with the gate's default ``--bench`` (the pr tier's rows) when the caller
+    chose none."""
+    if bench_selection(asv_args):
+        return list(asv_args)
+    return [*asv_args, "--bench", tier_selection(repo, DEFAULT_TIERS)[0]]
+
+
+def is_timed(row: Row) -> bool:
+    """A row the alternation measures: a time or a track (not a count, not memory)."""
+    method = row.benchmark.rsplit(".", 1)[-1]
+    return method.startswith(("time_", "track_")) and not is_count(row.unit)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One timed row's verdict: its paired measurement (or why there is none), and the
+    threshold it was judged at (None: not judged here)."""
+
+    row: Row
+    outcome: Outcome
+    threshold: float | None
+
+    @property
+    def paired(self) -> Paired | None:
+        return self.outcome.paired
+
+    @property
+    def slower(self) -> bool:
+        return bool(self.paired and self.threshold and self.paired.slower(self.threshold))
+
+    @property
+    def faster(self) -> bool:
+        if not (self.paired and self.threshold):
+            return False
+        high = self.paired.slowdown_interval[1]
+        return self.paired.slowdown < 1 / self.threshold and high < 1.0
+
+
+@dataclass
+class Verdict:
+    """What the gate found: its status, the first pass's rows, the judged timed rows."""
+
+    status: Status
+    rows: list[Row] = field(default_factory=list)
+    judged: list[Judged] = field(default_factory=list)
+
+    @property
+    def not_judged(self) -> list[Judged]:
+        return [j for j in self.judged if j.paired and j.threshold is None]
+
+    @property
+    def not_measured(self) -> list[Judged]:
+        return [j for j in self.judged if j.paired is None]
+
+
+class Gate:
+    """One base/head comparison on one asv machine and one host's floors."""
+
+    def __init__(
+        self, repo: Path, base: str, head: str, factor: float, machine: str, floors: Floors
+    ):
+        self.repo, self.factor, self.machine, self.floors = repo, factor, machine, floors
+        self.base, self.head = resolve_commit(base, repo), resolve_commit(head, repo)
+
+    def first_pass(self, *asv_args: str, rounds: int = FIRST_PASS_ROUNDS) -> int:
+        """asv continuous's exit status: 0 or 1 measured (its 1 ignores rates' direction
+        and the floors), 2 a benchmark failed, anything else asv failed. More than one
+        round a side are interleaved, as asv's own comparison is run."""
+        interleaved = ["--interleave-rounds"] if rounds > 1 else []
+        done = asv(
+            "continuous",
+            "--split",
+            *interleaved,
+            "--factor",
+            str(self.factor),
+            "--machine",
+            self.machine,
+            "-a",
+            f"rounds={rounds}",
+            *asv_args,
+            self.base,
+            self.head,
+            cwd=self.repo,
+        )
+        return done.returncode
+
+    @property
+    def count_factor(self) -> float:
+        return min(COUNT_FACTOR, self.factor)
+
+    def rows(self) -> list[Row]:
+        return compare(self.repo / RESULTS_DIR, self.machine, self.base, self.head)
+
+    def asv_slower(self, rows: list[Row]) -> list[Row]:
+        """The counts and memory rows asv's numbers call slower."""
+        return [
+            row
+            for row in rows
+            if not is_timed(row)
+            and row.slower(self.count_factor if is_count(row.unit) else self.factor)
+        ]
+
+    def measure_again(self, labels: list[str]) -> dict[str, Outcome]:
+        return compare_commits(self.repo, self.base, self.head, labels)
+
+    def judge(self, rows: list[Row]) -> list[Judged]:
+        """Every timed row measured again by alternation and judged at its threshold."""
+        timed = [row for row in rows if is_timed(row)]
+        if not timed:
+            return []
+        outcomes = self.measure_again([row.label for row in timed])
+        return [
+            Judged(row, outcomes[row.label], self.floors.threshold(row.label, self.factor))
+            for row in timed
+        ]
+
+    def decide(self, first_pass: int) -> Verdict:
+        """The verdict after a first pass that exited ``first_pass``."""
+        if first_pass not in (0, 1, 2):
+            return Verdict(Status.EXTERNAL_FAILURE)
+        rows = self.rows()
+        judged = self.judge(rows)
+        verdict = Verdict(Status.OK, rows, judged)
+        if first_pass == 2 or verdict.not_measured:
+            verdict.status = Status.BENCHMARK_FAILED
+        elif self.asv_slower(rows) or any(j.slower for j in judged):
+            verdict.status = Status.REGRESSED
+        return verdict

@@ -1,0 +1,190 @@
+"""Measure rows of two sides again by alternation: the comparison every verdict of this
+project rests on (the PR gate's, the triage's confirmation, the bisect's checks, a release
+against another), with the reason in one place.
+
+asv alternates whole rounds, minutes apart, and reads the median: on a host whose speed
+drifts for seconds at a time (one-sided: slower, rarely faster) a side can spend a round
+slow, and a no-op reads 1.3x. Here each side is a worker process (its interpreter and its
+commit's library; benchmarks/_harness/worker.py) and the two take turns on one core, a
+block of calls each, in ABBA order, so both halves of a pair meet the same host, in rounds
+of fresh process pairs; the verdict is the median of the pooled pairs' ratios
+(tools/_lib/comparison.Paired). The evidence: docs/explanation/comparison.md. asv still
+records both sides' results where a caller wants history (the gate's first pass); this
+adds what asv cannot do, and writes nothing.
+
+Nothing waits forever: a side that dies, hangs past its timeout or skips a row ends that
+row with the reason (tools/_lib/workers.py), and the next row starts a new worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools._lib.asv_run import benchmark_pythons
+from tools._lib.cli import ExternalFailure
+from tools._lib.comparison import Paired
+from tools._lib.git import git
+from tools._lib.workers import (
+    SETUP_SECONDS,
+    RowOnSides,
+    Side,
+    SideFailed,
+    Timed,
+    Worker,
+    measure_row,
+    timing_cpus,
+)
+
+# Every row is measured in ROUNDS rounds, each by a fresh pair of worker processes: one
+# process pair can be a few per cent apart on identical code for as long as the pair lives
+# (where its memory landed), and the median of the pooled pairs discards one such round of
+# three (docs/explanation/comparison.md, "Processes").
+ROUNDS = 3
+PAIRS = 8  # per round
+# A row still undecided after the rounds (tools/_lib/comparison.Paired.undecided) gets
+# this many more, only it.
+EXTRA_ROUNDS = 2
+# A row's timed blocks stop at about this many seconds a round; a slow row gets fewer pairs.
+ROW_SECONDS = 3.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A row measured again: its pairs, or why there are none (a skip, a failure, a side
+    that died or hung), in words for a verdict."""
+
+    label: str
+    paired: Paired | None = None
+    why: str = ""
+
+
+def one_round(
+    repo: Path, sides: tuple[Side, Side], labels: Sequence[str], scratch: Path, round_: int
+) -> dict[str, Timed | str]:
+    """Every row timed by one fresh pair of workers: its blocks, or why not."""
+    workers = tuple(Worker(repo, side, scratch / f"{side.name}-{round_}.log") for side in sides)
+    # Which side starts and sets up first alternates from round to round: whatever the
+    # first process of a pair gains or loses by it falls on each side alike.
+    first_started = workers if round_ % 2 == 0 else workers[::-1]
+    for worker in first_started:
+        worker.start()
+    timed: dict[str, Timed | str] = {}
+    try:
+        for label in labels:
+            try:
+                timed[label] = measure_row(label, workers, timing_cpus(), PAIRS, ROW_SECONDS,
+                                           setup_order=first_started)  # fmt: skip
+            except SideFailed as failure:
+                timed[label] = str(failure)
+    finally:
+        for worker in workers:
+            worker.stop()
+    return timed
+
+
+def pooled(label: str, rounds: list[Timed]) -> Paired:
+    before = tuple(v for timed in rounds for v in timed.before)
+    after = tuple(v for timed in rounds for v in timed.after)
+    return Paired(label, rounds[0].unit, before, after, tuple(len(t.before) for t in rounds))
+
+
+def measure_again(
+    repo: Path, sides: tuple[Side, Side], labels: Sequence[str]
+) -> dict[str, Outcome]:
+    """Every row of ``labels`` measured on both sides by alternation, in rounds of fresh
+    process pairs, by label; a row that fails in a round is not measured again after it."""
+    timed: dict[str, list[Timed]] = {label: [] for label in labels}
+    failed: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="remeasure-") as folder:
+        for round_ in range(ROUNDS + EXTRA_ROUNDS):
+            wanted = [
+                label for label in labels
+                if label not in failed
+                and (round_ < ROUNDS or pooled(label, timed[label]).undecided)
+            ]  # fmt: skip
+            if not wanted:
+                break
+            begun = time.monotonic()
+            for label, measured in one_round(repo, sides, wanted, Path(folder), round_).items():
+                if isinstance(measured, str):
+                    failed[label] = measured
+                else:
+                    timed[label].append(measured)
+            print(f"remeasure: round {round_ + 1}: {len(wanted)} rows in "
+                  f"{time.monotonic() - begun:.0f} s", flush=True)  # fmt: skip
+    outcomes = {
+        label: Outcome(label, why=failed[label]) if label in failed
+        else Outcome(label, pooled(label, timed[label]))
+        for label in labels
+    }  # fmt: skip
+    for outcome in outcomes.values():
+        print(f"remeasure: {describe(outcome)}", flush=True)
+    return outcomes
+
+
+def describe(outcome: Outcome) -> str:
+    if outcome.paired is None:
+        return f"{outcome.label}: not measured: {outcome.why}"
+    low, high = outcome.paired.slowdown_interval
+    return f"{outcome.label}: {outcome.paired.slowdown:.3f}x ({low:.3f} to {high:.3f})"
+
+
+@contextlib.contextmanager
+def commit_library(repo: Path, commit: str) -> Iterator[Path]:
+    """A worktree of ``commit``, removed afterwards; its ``src`` is that commit's library
+    (tensorops is pure Python, so its source is what asv would install)."""
+    with tempfile.TemporaryDirectory(prefix="library-") as scratch:
+        tree = Path(scratch) / commit[:12]
+        git("worktree", "add", "--quiet", "--detach", str(tree), commit, cwd=repo)
+        try:
+            yield tree / "src"
+        finally:
+            git("worktree", "remove", "--force", str(tree), cwd=repo, check=False)
+
+
+def default_python(repo: Path) -> Path:
+    """The interpreter of asv's first benchmarking environment (the nightly's release)."""
+    found = benchmark_pythons(repo)
+    if not found:
+        raise ExternalFailure(f"no asv environment in {repo / '.asv' / 'env'} (run asv first)")
+    return found[0]
+
+
+def compare_commits(
+    repo: Path, before: str, after: str, labels: Sequence[str], python: Path | None = None
+) -> dict[str, Outcome]:
+    """The rows at commit ``before`` and at ``after``, measured again by alternation."""
+    interpreter = python or default_python(repo)
+    with commit_library(repo, before) as old, commit_library(repo, after) as new:
+        sides = (Side(before[:12], interpreter, old), Side(after[:12], interpreter, new))
+        return measure_again(repo, sides, labels)
+
+
+def profile_at(repo: Path, commit: str, label: str, calls: int) -> dict[str, list[float]]:
+    """torch.profiler's operators over ``calls`` calls of the row at ``commit``, after its
+    setup (which warms it up): ``{operator: [self µs, total µs, calls]}``."""
+    with commit_library(repo, commit) as library, tempfile.TemporaryDirectory() as scratch:
+        worker = Worker(
+            repo, Side(commit[:12], default_python(repo), library), Path(scratch) / "log"
+        )
+        row = RowOnSides((worker,))
+        try:
+            worker.send(row=label, cpus=[])
+            row.ending.add(worker)
+            answer = row.hear(worker, SETUP_SECONDS)
+            if answer["status"] == "ready":
+                answer = row.ask(worker, SETUP_SECONDS, profile=calls)
+            if answer["status"] != "profiled":
+                why = answer.get("reason", "its process died")
+                raise ExternalFailure(f"profiling {label} at {commit[:12]}: {why}")
+            return answer["operators"]
+        except SideFailed as failure:
+            raise ExternalFailure(f"profiling {label} at {commit[:12]}: {failure}") from None
+        finally:
+            row.end()
+            worker.stop()

@@ -1,0 +1,46 @@
+"""What a results branch may hold, and how two machines' files meet on it: asv's files per
+machine, the manifest and floors, the triage's records; ``benchmarks.json`` merged."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tools._lib.cli import BadInput
+
+# asv's files per machine (machine.json, one result file per commit and environment), the
+# manifest, the floors, the triage's records (one file per machine).
+RESULTS_TREE = re.compile(
+    r"^(benchmarks\.json"
+    r"|[\w.-]+/(machine\.json|manifest\.txt|floors\.json|[0-9a-f]{8}-[\w.+-]+\.json)"
+    r"|triage/[\w.-]+\.json)$"
+)
+# The fields of machine.json that say which hardware a machine name stands for.
+HARDWARE_KEYS = ("arch", "cpu", "num_cpu", "os", "ram")
+
+
+def check_path(name: str) -> None:
+    if not RESULTS_TREE.match(name) or ".." in name.split("/"):
+        raise BadInput(f"{name!r} does not belong on a results branch")
+
+
+def machine_of(name: str) -> str | None:
+    """The machine a results-tree path belongs to (None: shared by every machine)."""
+    if name == "benchmarks.json":
+        return None
+    folder, _, file = name.partition("/")
+    return file.removesuffix(".json") if folder == "triage" else folder
+
+
+def merge_benchmarks(theirs: bytes, ours: bytes) -> bytes:
+    """Two asv benchmarks.json files as one: every benchmark of either, ours winning."""
+    merged = {**json.loads(theirs), **json.loads(ours)}
+    return (json.dumps(merged, indent=4, sort_keys=True) + "\n").encode()
+
+
+def hardware_differences(stored: dict, described: dict) -> list[str]:
+    return [
+        f"{key} {stored.get(key)!r} there, {described.get(key)!r} here"
+        for key in HARDWARE_KEYS
+        if str(stored.get(key)) != str(described.get(key))
+    ]

@@ -1,0 +1,115 @@
+"""Steps in a machine's history: the slowdowns asv's own step detection finds in the graphs
+``asv publish`` writes, every row read the right way round (a rate's fall is its step), and
+the row's latest value, which says whether a step is still there."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from tools._lib.asv_run import asv
+from tools._lib.cli import ExternalFailure
+from tools._lib.comparison import higher_is_better, row_label
+from tools._lib.git import first_parent_commits, git, is_ancestor
+from tools._lib.record import Regression, Step
+from tools._lib.results import RESULTS_DIR, commit_values
+
+
+def asv_threshold(thresholds: dict[str, float], entry: str) -> float:
+    """asv's rule for a row's threshold: the largest of the patterns that match, 0.05
+    when none does (asv/plugins/regressions.py, _GraphDataFilter._get_threshold)."""
+    matched = [float(value) for pattern, value in thresholds.items() if re.match(pattern, entry)]
+    return max(matched) if matched else 0.05
+
+
+def config_thresholds(repo: Path) -> dict[str, float]:
+    from asv.config import Config
+
+    return Config.load(str(repo / "asv.conf.json")).regressions_thresholds
+
+
+def series(site: Path, machine: str, name: str, params: list) -> Iterator[tuple[str, list]]:
+    """``(row, [(revision, value)])`` of every graph of the benchmark on ``machine`` (one
+    per environment), measured values only."""
+    from asv.util import sanitize_filename
+
+    combos = list(itertools.product(*params)) if params else [()]
+    for graph in (site / "graphs").rglob(f"{sanitize_filename(name)}.json"):
+        if sanitize_filename(f"machine-{machine}") not in graph.parts:
+            continue
+        points = json.loads(graph.read_text())
+        for index, combo in enumerate(combos):
+            values = [(rev, value[index] if params else value) for rev, value in points]
+            measured = [(rev, v) for rev, v in values if v is not None and v == v and v > 0]
+            yield row_label(name, f"({', '.join(combo)})" if combo else ""), measured
+
+
+def jumps(points: list, unit: str, threshold: float) -> list[tuple]:
+    """asv's detection on one row's points: ``(rev1, rev2, before, after)`` per step up in
+    cost (rev1 None: the step spans one commit)."""
+    from asv.step_detect import detect_regressions, detect_steps
+
+    if len(points) < 2:
+        return []
+    revisions = [rev for rev, _ in points]
+    flipped = higher_is_better(unit)  # asv reads lower as better: a rate is read as 1/rate
+    costs = [1 / v if flipped else v for _, v in points]
+    segments = [
+        (revisions[left], revisions[right - 1] + 1, value, low, error)
+        for left, right, value, low, error in detect_steps(costs)
+    ]
+    found = detect_regressions(segments, threshold)[2] or []
+    return [
+        (rev1, rev2, 1 / before if flipped else before, 1 / after if flipped else after)
+        for rev1, rev2, before, after in found
+    ]
+
+
+def history_steps(repo: Path, machine: str, threshold: Callable[[str], float]) -> list[Step]:
+    """Every step up in ``machine``'s history, each row at ``threshold(row)``."""
+    with tempfile.TemporaryDirectory(prefix="triage-site-") as folder:
+        site = Path(folder)
+        done = asv("publish", "--no-pull", "--html-dir", str(site), cwd=repo, capture=True)
+        if done.returncode != 0:
+            raise ExternalFailure(f"asv publish failed: {(done.stderr or done.stdout)[-300:]}")
+        index = json.loads((site / "index.json").read_text())
+        hashes = {int(rev): sha for rev, sha in index["revision_to_hash"].items()}
+        found: dict[str, Step] = {}
+        for name, described in index["benchmarks"].items():
+            unit = described.get("unit", "")
+            for label, points in series(site, machine, name, described.get("params") or []):
+                for rev1, rev2, before, after in jumps(points, unit, threshold(label)):
+                    bad = hashes[rev2]
+                    good = (
+                        hashes[rev1] if rev1 is not None else git("rev-parse", f"{bad}^", cwd=repo)
+                    )
+                    params = label[len(name) :]
+                    step = Step(
+                        machine, name, params, unit, good, bad, before, after, threshold(label)
+                    )
+                    found.setdefault(step.key, step)
+    return list(found.values())
+
+
+def contains(repo: Path, outer: Regression, step: Step) -> bool:
+    """Whether ``step`` lies inside the range of a step triaged before (backfilled commits
+    narrow a range; it is still the same step)."""
+    old = outer.step
+    return (
+        (old.machine, old.label) == (step.machine, step.label)
+        and is_ancestor(old.good, step.good, repo)
+        and is_ancestor(step.bad, old.bad, repo)
+    )
+
+
+def latest_value(repo: Path, machine: str, step: Step) -> tuple[str, float] | None:
+    """The row's value at the newest commit of ``machine`` that measured it."""
+    for commit in first_parent_commits("HEAD", repo):
+        measured = commit_values(repo / RESULTS_DIR, machine, commit)
+        if (step.benchmark, step.params) in measured:
+            return commit, measured[step.benchmark, step.params][0]
+    return None

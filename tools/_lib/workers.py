@@ -1,0 +1,194 @@
+"""The tools' end of the worker protocol (benchmarks/_harness/worker.py): a worker process per
+side, one row's children on both sides set up at once and timed by turns, and every way a
+side can fail (it dies, hangs, skips or refuses the row) turned into the reason, so nothing
+waits forever."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools._lib.asv_run import allocator_environment
+
+# A block's length: short against the host's drift (seconds), long against the timer's
+# and the pipe's cost (microseconds).
+BLOCK_SECONDS = 0.02
+# A setup (inputs, warm-up, a compile) may take this long; a block, its calls' time and
+# this much more.
+SETUP_SECONDS = 300.0
+BLOCK_SLACK_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: the interpreter (an asv environment's: its torch) and the
+    ``src`` folder of the commit whose library it imports."""
+
+    name: str
+    python: Path
+    library: Path
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One side pair's blocks of one row, in pair order, and the row's unit."""
+
+    before: list[float]
+    after: list[float]
+    unit: str
+
+
+class SideFailed(Exception):
+    """A side did not answer as the protocol says: it died, hung, or refused the row."""
+
+
+class Worker:
+    """One side's worker process, started on first use and again after it hangs."""
+
+    def __init__(self, repo: Path, side: Side, log: Path):
+        self.repo, self.side, self.log = repo, side, log
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = allocator_environment(dict(os.environ))
+        env["PYTHONPATH"] = str(self.side.library)
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                [str(self.side.python), "-m", "benchmarks._harness.worker"],
+                cwd=self.repo,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                start_new_session=True,  # its children die with it
+            )
+
+    def send(self, **request) -> None:
+        if self.process is None or self.process.poll() is not None:
+            self.start()
+        self.process.stdin.write((json.dumps(request) + "\n").encode())
+        self.process.stdin.flush()
+
+    def receive(self, timeout: float) -> dict:
+        stream = self.process.stdout
+        ready, _, _ = select.select([stream], [], [], timeout)
+        if not ready:
+            self.stop()
+            raise SideFailed(f"{self.side.name} gave no answer in {timeout:.0f} s")
+        line = stream.readline()
+        if not line:
+            self.stop()
+            raise SideFailed(f"{self.side.name}'s worker ended (see {self.log})")
+        return json.loads(line)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.process = None
+
+
+class RowOnSides:
+    """One row's child on each side, and what each still owes: a child serving the row is
+    closed at the end, and every child's end is heard before the next row."""
+
+    def __init__(self, workers: tuple[Worker, ...]):
+        self.workers = workers
+        self.serving: set[Worker] = set()
+        self.ending: set[Worker] = set()  # "closed" or "died" still to come
+
+    def ask(self, worker: Worker, timeout: float, **request) -> dict:
+        worker.send(**request)
+        return self.hear(worker, timeout)
+
+    def hear(self, worker: Worker, timeout: float) -> dict:
+        try:
+            answer = worker.receive(timeout)
+        except SideFailed:
+            self.serving.discard(worker)
+            self.ending.discard(worker)
+            raise
+        if answer["status"] == "ready":
+            self.serving.add(worker)
+        elif answer["status"] == "died":  # the child is gone, and this was its end
+            self.serving.discard(worker)
+            self.ending.discard(worker)
+        elif answer["status"] in ("skip", "error"):  # the child ends by itself
+            self.serving.discard(worker)
+        return answer
+
+    def end(self) -> None:
+        """Close what serves the row and read each side up to its child's end (an answer
+        left unread when the other side failed comes first)."""
+        for worker in self.serving:
+            with contextlib.suppress(OSError):
+                worker.send(close=True)
+        for worker in self.serving | self.ending:
+            with contextlib.suppress(SideFailed, OSError):
+                while worker.process is not None:
+                    answer = worker.receive(BLOCK_SLACK_SECONDS)
+                    if answer["status"] in ("closed", "died"):
+                        break
+                    if answer["status"] == "ready":
+                        worker.send(close=True)
+        self.serving, self.ending = set(), set()
+
+
+def alternate(row: RowOnSides, number: int, pairs: int, timeout: float):
+    """``pairs`` pairs of blocks, in ABBA order; each side's values in pair order."""
+    first, second = row.workers
+    values: dict[Worker, list[float]] = {first: [], second: []}
+    for index in range(pairs):
+        for worker in (first, second) if index % 2 == 0 else (second, first):
+            answer = row.ask(worker, timeout, block=number)
+            if answer["status"] != "measured":
+                raise SideFailed(
+                    f"{answer['status']} at {worker.side.name}: "
+                    f"{answer.get('reason', 'its process died')}"
+                )
+            values[worker].append(answer["value"])
+    return values[first], values[second]
+
+
+def measure_row(
+    label: str,
+    workers: tuple[Worker, Worker],
+    cpus: list[int],
+    pairs: int,
+    seconds: float,
+    setup_order: tuple[Worker, ...] = (),
+) -> Timed:
+    """One row on both sides: set up at once (both cores), then ``pairs`` pairs of blocks
+    by turns on ``cpus``, fewer where a block is so long that they would pass ``seconds``.
+    SideFailed says why a row was not timed."""
+    row = RowOnSides(workers)
+    try:
+        for worker in setup_order or workers:
+            worker.send(row=label, cpus=cpus)
+            row.ending.add(worker)
+        answers = [row.hear(worker, SETUP_SECONDS) for worker in workers]
+        for worker, answer in zip(workers, answers, strict=True):
+            if answer["status"] != "ready":
+                why = answer.get("reason", "its process died")
+                raise SideFailed(f"{answer['status']} at {worker.side.name}: {why}")
+        slowest = max(answer["seconds"] for answer in answers)
+        number = max(1, round(BLOCK_SECONDS / max(slowest, 1e-9)))
+        block = number * slowest
+        affordable = max(2, min(pairs, int(seconds / (2 * block))))
+        before, after = alternate(row, number, affordable, block * 10 + BLOCK_SLACK_SECONDS)
+        return Timed(before, after, answers[0]["unit"])
+    finally:
+        row.end()
+
+
+def timing_cpus() -> list[int]:
+    """The core both sides are timed on: the last this process may use (the other one
+    keeps the coordinator and the system)."""
+    return [max(os.sched_getaffinity(0))]

@@ -1,0 +1,116 @@
+"""Measure this host's detection floors for one machine: no-op comparisons of the current
+commit against itself, by alternation, and per row the smallest slowdown the comparison can
+call here with no false alarm (tools/_lib/floors.py). The gate and the triage judge each
+row at its floor on the host they run on.
+
+    python -m tools.floors --machine NAME [--runs 4] [--tier pr] [--rows REGEX]
+                           [--outbox DIR --no-fetch | --out FILE] [--noise PROFILE]
+
+The floors land in ``NAME/floors.json`` on the results branch, beside those of the other
+hosts the machine's runs landed on (or in ``--out``, with no results branch at all).
+Exit status: 0 written, 3 asv or git failed, 4 bad input.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from pathlib import Path
+
+from tools._lib.antagonist import PROFILES, noise
+from tools._lib.asv_run import asv, benchmark_pythons
+from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, machine_name, run_main
+from tools._lib.floors import FLOORS_FILE, Floors, floor_of, write_floors
+from tools._lib.gate import DEFAULT_TIERS
+from tools._lib.git import git, repo_root
+from tools._lib.machines import this_host
+from tools._lib.outbox import Outbox
+from tools._lib.remeasure import compare_commits
+from tools._lib.results import RESULTS_DIR
+from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.suites import tier_rows
+
+TIMED = re.compile(r"\.(time|track)_\w+\('cpu'")
+
+
+def no_op_bounds(repo: Path, labels: list[str], runs: int) -> dict[str, list[float]]:
+    """Per row, the upper bound of its slowdown interval in each no-op run it was measured."""
+    head = git("rev-parse", "HEAD", cwd=repo)
+    bounds: dict[str, list[float]] = {}
+    for number in range(runs):
+        print(f"floors: no-op run {number + 1} of {runs}", flush=True)
+        for label, outcome in compare_commits(repo, head, head, labels).items():
+            if outcome.paired is not None:
+                bounds.setdefault(label, []).append(outcome.paired.slowdown_interval[1])
+    return bounds
+
+
+def parse():
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--machine", required=True, type=machine_name)
+    parser.add_argument("--runs", type=int, default=4, help="no-op comparisons (default 4)")
+    parser.add_argument("--tier", action="append", help="the tiers' rows (default pr)")
+    parser.add_argument("--rows", help="regex: only the rows it matches from the start")
+    parser.add_argument("--out", type=Path, help="write the floors file here, no branch")
+    parser.add_argument("--outbox", type=Path, help="save to the outbox for push_results")
+    parser.add_argument("--no-fetch", action="store_true", help="no network for the branch")
+    parser.add_argument("--remote", default="origin")
+    parser.add_argument("--branch", default=DEFAULT_BRANCH)
+    parser.add_argument("--noise", choices=sorted(PROFILES), help="an antagonist throughout")
+    args = parser.parse_args()
+    if args.runs < 2:
+        raise BadInput("--runs must be at least 2: one no-op says little of the next")
+    return args
+
+
+def measure(repo: Path, args) -> Floors:
+    labels = [row for row in tier_rows(repo, args.tier or DEFAULT_TIERS) if TIMED.search(row)]
+    if args.rows:
+        labels = [label for label in labels if re.match(args.rows, label)]
+    if not labels:
+        raise BadInput("no CPU timed row to measure floors for")
+    if not benchmark_pythons(repo) and asv("setup", cwd=repo).returncode != 0:
+        raise ExternalFailure("asv setup failed to build the benchmarking environment")
+    with noise(args.noise):
+        bounds = no_op_bounds(repo, labels, args.runs)
+    measured = {
+        label: floor_of(upper) for label, upper in bounds.items() if len(upper) == args.runs
+    }
+    return Floors(this_host(), args.runs, dict(sorted(measured.items())))
+
+
+def main() -> int:
+    args = parse()
+    repo = repo_root()
+    facts = {
+        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%MZ"),
+        "commit": git("rev-parse", "HEAD", cwd=repo),
+        "noise": args.noise,
+    }
+    if args.out:
+        floors = measure(repo, args)
+        write_floors(args.out, floors, facts)
+    else:
+        branch = ResultsBranch(repo, args.remote, args.branch, fetch=not args.no_fetch)
+        with branch.locked():
+            branch.check_out()
+            if not (repo / RESULTS_DIR / args.machine / "machine.json").exists():
+                raise BadInput(
+                    f"{args.branch} holds no results of {args.machine!r} yet: "
+                    "floors go beside a machine's results (run its nightly first)"
+                )
+            outbox = Outbox(args.outbox) if args.outbox else None
+            if outbox is not None:
+                outbox.start(args.machine, branch.remote_base)
+            floors = measure(repo, args)
+            write_floors(repo / RESULTS_DIR / args.machine / FLOORS_FILE, floors, facts)
+            branch.save(f"{args.machine}: floors of {floors.host}", outbox)
+    print(
+        f"floors: {len(floors.by_row)} rows on {floors.host}; "
+        f"{sum(f > 1.15 for f in floors.by_row.values())} above 1.15"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    run_main("floors", main)
