@@ -24,7 +24,6 @@ import itertools
 import pkgutil
 import re
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 from asv_runner.benchmarks._base import _validate_params
@@ -37,11 +36,12 @@ GATED_PREFIXES = ("time_", "peakmem_", "track_instructions")
 
 
 def suite_modules() -> list[Any]:
-    """Every suite module of the ``benchmarks`` package (``bench_*``), imported."""
-    package = Path(__file__).resolve().parents[1]
+    """Every suite module of the ``benchmarks`` package as it was imported (``bench_*``),
+    imported."""
+    package = importlib.import_module(__package__.rsplit(".", 1)[0])
     return [
-        importlib.import_module(f"{package.name}.{info.name}")
-        for info in pkgutil.iter_modules([str(package)])
+        importlib.import_module(f"{package.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(package.__path__)
         if info.name.startswith("bench_")
     ]
 

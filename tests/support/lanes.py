@@ -1,0 +1,84 @@
+"""The test command's two lanes, each timed against its budget: the fast lane (tests/unit:
+no asv environment, valgrind or browser) and the slow lane (tests/integration: asv, the
+tools for real, the browser, and every benchmark row once). A lane that passes its budget
+by more than half fails with a line that says so, before creep blocks a landing; the 25
+slowest tests of both are listed at the end.
+
+    python -m tests.support.lanes      (tools/dev.sh test with no options; .ci/run)
+
+The every-row test runs on both cores at once (each row is one thread); the tools' runs
+time things, so they run alone.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from pathlib import Path
+
+# Seconds of pytest per lane on the CI machine kind (2 cores): docs/reference/tests.md.
+BUDGETS = {"fast": 180, "slow": 1020}
+OVER_BUDGET = 1.5
+SLOWEST = 25
+EVERY_ROW = "tests/integration/test_every_row.py"
+
+
+@dataclass(frozen=True)
+class Run:
+    lane: str
+    arguments: tuple[str, ...]
+
+
+RUNS = (
+    Run("fast", ("-m", "not slow", "-n", "2")),
+    Run("slow", (EVERY_ROW, "-n", "2")),
+    Run("slow", ("-m", "slow", "--ignore", EVERY_ROW)),
+)
+
+
+def slowest(reports: list[Path], count: int = SLOWEST) -> list[tuple[float, str]]:
+    """The ``count`` slowest tests of the JUnit reports, seconds first."""
+    found = []
+    for report in reports:
+        if report.exists():
+            for case in ElementTree.parse(report).iter("testcase"):
+                found.append(
+                    (float(case.get("time", 0)), f"{case.get('classname')}::{case.get('name')}")
+                )
+    return sorted(found, reverse=True)[:count]
+
+
+def main() -> int:
+    spent = dict.fromkeys(BUDGETS, 0.0)
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="lanes-") as folder:
+        reports = []
+        for number, run in enumerate(RUNS):
+            reports.append(Path(folder) / f"{number}.xml")
+            command = [sys.executable, "-m", "pytest", *run.arguments, f"--junitxml={reports[-1]}"]
+            print(f"lanes: {run.lane} lane: {' '.join(command[3:-1])}", flush=True)
+            begun = time.monotonic()
+            if subprocess.run(command).returncode != 0:
+                failed.append(run.lane)
+            spent[run.lane] += time.monotonic() - begun
+        print(f"\nlanes: the {SLOWEST} slowest tests")
+        for seconds, name in slowest(reports):
+            print(f"{seconds:8.1f} s  {name}")
+    print()
+    for lane, seconds in spent.items():
+        print(f"lanes: {lane} lane: {seconds:.0f} s of pytest (budget {BUDGETS[lane]} s)")
+    over = [lane for lane, seconds in spent.items() if seconds > OVER_BUDGET * BUDGETS[lane]]
+    for lane in over:
+        print(f"lanes: the {lane} lane took {spent[lane]:.0f} s, more than {OVER_BUDGET}x its "
+              f"budget of {BUDGETS[lane]} s: find what grew (the slowest tests above)")  # fmt: skip
+    if failed:
+        print(f"lanes: tests failed in the {' and '.join(sorted(set(failed)))} lane")
+    return 1 if failed or over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Each machine's floors: how one is made from no-op comparisons, what a row is judged at
+where its host has floors, where it has none, and where its floor is above the factor; a
+machine's file keeps every host's floors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tools._lib.cli import BadInput
+from tools._lib.floors import MIN_FLOOR, Floors, floor_of, no_floors, read_floors, write_floors
+
+ROW = "bench_a.A.time_x('cpu',)"
+
+
+def test_a_floor_stands_above_the_worst_no_op_bound_and_never_below_the_minimum():
+    assert floor_of([1.012, 1.061, 1.03]) == 1.08  # 1.061 + 0.01, rounded up
+    assert floor_of([1.001, 0.99]) == MIN_FLOOR
+
+
+def test_a_row_is_judged_at_its_floor_at_the_factor_without_one_and_not_above_the_factor():
+    floors = Floors("host", 4, {ROW: 1.06, "b": 1.30})
+    assert floors.threshold(ROW, 1.15) == 1.06
+    assert floors.threshold("other", 1.15) == 1.15
+    assert floors.threshold("b", 1.15) is None  # not judged here
+    assert no_floors("host").threshold(ROW, 1.15) == 1.15
+
+
+def test_a_machines_file_keeps_every_hosts_floors(tmp_path):
+    path = tmp_path / "m" / "floors.json"
+    assert read_floors(path, "EPYC").runs == 0  # no file yet: no floors
+    write_floors(path, Floors("EPYC", 4, {ROW: 1.05}), {"measured": "then"})
+    write_floors(path, Floors("Xeon", 4, {ROW: 1.20}), {"measured": "later"})
+    assert read_floors(path, "EPYC").by_row == {ROW: 1.05}
+    assert read_floors(path, "Xeon").threshold(ROW, 1.15) is None
+    assert read_floors(path, "another").runs == 0
+    assert json.loads(path.read_text())["hosts"]["Xeon"]["measured"] == "later"
+    path.write_text('{"hosts": {"EPYC": {"floors": 3}}}')
+    with pytest.raises(BadInput, match="is not a floors file"):
+        read_floors(path, "EPYC")

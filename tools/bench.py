@@ -1,0 +1,107 @@
+"""Benchmark the committed HEAD on this machine and publish the site: the README's first
+command (``tools/dev.sh bench`` sets up, then runs this).
+
+    python -m tools.bench [--tier nightly|pr|weekly|all] [-- ASV RUN OPTIONS]
+
+By default the nightly tier: the pr and nightly rows, their instruction counts included
+(benchmarks/_harness/tiers.py); ``--tier weekly`` the shape sweeps, ``--tier all`` every
+row. One line per phase: the environment (asv's virtualenv, built on first use), the
+benchmarks (asv's own progress lines), the counts (one valgrind process for the commit),
+and the publish; it ends with the address to open. Options after ``--`` go to both asv
+runs (``-- --show-stderr`` prints why each n/a row skipped; ``-- --bench REGEX`` replaces
+the tier's rows).
+
+Exit status: 0 published; 1 a benchmark failed (the others published); 3 asv failed; 4 bad
+input.
+"""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import time
+from pathlib import Path
+
+from tools._lib.asv_run import asv, bench_selection, split_bench_selection
+from tools._lib.cli import ArgumentParser, ExternalFailure, Status, run_main
+from tools._lib.git import git, repo_root
+from tools._lib.machines import register_machine
+from tools._lib.site import publish
+from tools._lib.suites import tier_selection
+
+TIERS = {
+    "pr": ("pr",),
+    "nightly": ("pr", "nightly"),
+    "weekly": ("weekly",),
+    "all": ("pr", "nightly", "weekly"),
+}
+COUNTS = r"bench_instructions\."
+SITE = Path(".asv") / "html"
+PORT = 8000
+
+
+def phase(number: int, name: str, what: str) -> float:
+    print(f"bench: [{number}/4] {name}: {what}", flush=True)
+    return time.monotonic()
+
+
+def selections(repo: Path, tier: str, asv_args: list[str]) -> tuple[str, str]:
+    """The two asv runs' ``--bench`` regexes: the timed rows, then the counts."""
+    chosen = bench_selection(asv_args)
+    regex = "|".join(f"(?:{r})" for r in chosen) if chosen else tier_selection(repo, TIERS[tier])[0]
+    body = f"(?:{regex.removeprefix('^')})"
+    return f"^(?!{COUNTS}){body}", f"^(?={COUNTS}){body}"
+
+
+def run(repo: Path, machine: str, regex: str, asv_args: list[str]) -> int:
+    rest = split_bench_selection(asv_args)[1]
+    done = asv("run", "--machine", machine, *rest, "--bench", regex, "HEAD^!", cwd=repo)
+    if done.returncode not in (0, 2):
+        raise ExternalFailure(f"asv run exited {done.returncode}")
+    return done.returncode
+
+
+def main() -> int:
+    parser = ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Arguments after -- go to asv run, e.g. -- --show-stderr",
+    )
+    parser.add_argument(
+        "--tier",
+        choices=sorted(TIERS),
+        default="nightly",
+        help="which rows (default nightly: the pr and nightly rows)",
+    )
+    parser.set_defaults(asv_args=[])
+    args = parser.parse_args()  # fmt: skip
+    repo, machine = repo_root(), platform.node() or "this-machine"
+    head = git("rev-parse", "--short", "HEAD", cwd=repo)
+    timed, counted = selections(repo, args.tier, args.asv_args)
+    print(f"bench: benchmarking HEAD ({head}) on machine {machine!r}, tier {args.tier!r}"
+          + (" (the pr and nightly rows, counts included; --tier weekly or --tier all for the "
+             "rest)" if args.tier == "nightly" else ""), flush=True)  # fmt: skip
+    register_machine(machine)
+    begun = phase(1, "environment", "asv's virtualenv in .asv/env (built on first use)")
+    if asv("setup", cwd=repo).returncode != 0:
+        raise ExternalFailure("asv setup failed to build the benchmarking environment")
+    begun = phase(
+        2, "benchmarks", f"asv run of the rows (environment: {time.monotonic() - begun:.0f} s)"
+    )
+    failed = run(repo, machine, timed, args.asv_args) == 2
+    counts = "one valgrind process" if shutil.which("valgrind") else (
+        "valgrind is not installed, so the count rows show n/a (tools/dev.sh setup installs it "
+        "where it can)")  # fmt: skip
+    begun = phase(3, "counts", f"{counts} (benchmarks: {time.monotonic() - begun:.0f} s)")
+    failed |= run(repo, machine, counted, args.asv_args) == 2
+    begun = phase(4, "publish", f"the site to {SITE} (counts: {time.monotonic() - begun:.0f} s)")
+    publish(repo, repo / SITE)
+    print(f"bench: done. Serve the site with: .venv/bin/python -m http.server -d {SITE} {PORT}\n"
+          f"bench: then open http://localhost:{PORT}/", flush=True)  # fmt: skip
+    if failed:
+        print("bench: some benchmarks failed (the rest are published); see asv's output above")
+        return Status.REGRESSED
+    return Status.OK
+
+
+if __name__ == "__main__":
+    run_main("bench", main)
