@@ -18,16 +18,17 @@ input.
 from __future__ import annotations
 
 import platform
+import re
 import shutil
 import time
 from pathlib import Path
 
-from tools._lib.asv_run import asv, bench_selection, split_bench_selection
+from tools._lib.asv_run import asv, bench_selection, ensure_environment, split_bench_selection
 from tools._lib.cli import ArgumentParser, ExternalFailure, Status, run_main
 from tools._lib.git import git, repo_root
 from tools._lib.machines import register_machine
 from tools._lib.site import publish
-from tools._lib.suites import tier_selection
+from tools._lib.suites import discovered, tier_selection
 
 TIERS = {
     "pr": ("pr",),
@@ -54,6 +55,11 @@ def selections(repo: Path, tier: str, asv_args: list[str]) -> tuple[str, str]:
 
 
 def run(repo: Path, machine: str, regex: str, asv_args: list[str]) -> int:
+    """asv run of the rows ``regex`` selects (asv exits 1 when it selects none: skipped)."""
+    rows = [row for _, named in discovered(repo).values() for row in named]
+    if not any(re.search(regex, row) for row in rows):
+        print("bench: no row of this selection here", flush=True)
+        return 0
     rest = split_bench_selection(asv_args)[1]
     done = asv("run", "--machine", machine, *rest, "--bench", regex, "HEAD^!", cwd=repo)
     if done.returncode not in (0, 2):
@@ -82,8 +88,7 @@ def main() -> int:
              "rest)" if args.tier == "nightly" else ""), flush=True)  # fmt: skip
     register_machine(machine)
     begun = phase(1, "environment", "asv's virtualenv in .asv/env (built on first use)")
-    if asv("setup", cwd=repo).returncode != 0:
-        raise ExternalFailure("asv setup failed to build the benchmarking environment")
+    ensure_environment(repo)
     begun = phase(
         2, "benchmarks", f"asv run of the rows (environment: {time.monotonic() - begun:.0f} s)"
     )

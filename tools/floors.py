@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 
 from tools._lib.antagonist import PROFILES, noise
-from tools._lib.asv_run import asv, benchmark_pythons
-from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, machine_name, run_main
+from tools._lib.asv_run import ensure_environment
+from tools._lib.cli import ArgumentParser, BadInput, machine_name, run_main
 from tools._lib.floors import FLOORS_FILE, Floors, floor_of, write_floors
 from tools._lib.gate import DEFAULT_TIERS
 from tools._lib.git import git, repo_root
@@ -69,8 +69,7 @@ def measure(repo: Path, args) -> Floors:
         labels = [label for label in labels if re.match(args.rows, label)]
     if not labels:
         raise BadInput("no CPU timed row to measure floors for")
-    if not benchmark_pythons(repo) and asv("setup", cwd=repo).returncode != 0:
-        raise ExternalFailure("asv setup failed to build the benchmarking environment")
+    ensure_environment(repo)
     with noise(args.noise):
         bounds = no_op_bounds(repo, labels, args.runs)
     measured = {

@@ -19,7 +19,7 @@ from benchmarks._names import (
     DEFAULT_ALLOCATOR,
     SELECTION_ENV,
 )
-from tools._lib.cli import BadInput
+from tools._lib.cli import BadInput, ExternalFailure
 
 JEMALLOC_LIBRARY = "libjemalloc.so.2"
 # Where tools/dev.sh unpacks jemalloc for a user who cannot install packages.
@@ -126,3 +126,14 @@ def launch_method(repo: Path) -> str:
 def benchmark_pythons(repo: Path) -> list[Path]:
     """The interpreters of asv's benchmarking environments, in asv's order of names."""
     return sorted((repo / ".asv" / "env").glob("*/bin/python"))
+
+
+def ensure_environment(repo: Path) -> list[Path]:
+    """asv's benchmarking environments, built first where there are none (``asv setup``
+    exits with its list of environments as its status, so the result is what tells)."""
+    if not benchmark_pythons(repo):
+        asv("setup", cwd=repo)
+    found = benchmark_pythons(repo)
+    if not found:
+        raise ExternalFailure("asv setup built no benchmarking environment (see its log above)")
+    return found
