@@ -42,5 +42,5 @@ class AddBroadcastSweep(BandwidthTracks):
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's
-# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+# budget holds their float32, contiguous rows (docs/reference/tiers.md).
 AddBroadcastGrid = weekly_grid(AddBroadcast, GbpsTrack, dtype=FLOATS)

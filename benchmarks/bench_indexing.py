@@ -119,7 +119,7 @@ class EmbeddingSweep(OpBenchmark):
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's
-# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+# budget holds their float32, contiguous rows (docs/reference/tiers.md).
 EmbeddingBagGrid = weekly_grid(EmbeddingBag, GbpsTrack, dtype=FLOATS)
 GatherGrid = weekly_grid(Gather, dtype=FLOATS)
 IndexSelectGrid = weekly_grid(IndexSelect, dtype=FLOATS)

@@ -36,6 +36,6 @@ class CrossEntropyTraining(OpBenchmark):
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's
-# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+# budget holds their float32, contiguous rows (docs/reference/tiers.md).
 CrossEntropyGrid = weekly_grid(CrossEntropy, dtype=FLOATS)
 CrossEntropyTrainingGrid = weekly_grid(CrossEntropyTraining, dtype=FLOATS)

@@ -84,6 +84,6 @@ class Stack(OpBenchmark):
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's
-# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+# budget holds their float32, contiguous rows (docs/reference/tiers.md).
 CatGrid = weekly_grid(Cat, dtype=FLOATS)
 StackGrid = weekly_grid(Stack, dtype=FLOATS)

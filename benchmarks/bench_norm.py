@@ -118,6 +118,6 @@ class LayerNormSweep(BandwidthTracks):
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's
-# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+# budget holds their float32, contiguous rows (docs/reference/tiers.md).
 BatchNorm2dGrid = weekly_grid(BatchNorm2d, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)
 GroupNormGrid = weekly_grid(GroupNorm, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)

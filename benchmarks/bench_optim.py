@@ -22,5 +22,5 @@ class AdamW(OpBenchmark):
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's
-# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+# budget holds their float32, contiguous rows (docs/reference/tiers.md).
 AdamWGrid = weekly_grid(AdamW, GbpsTrack, dtype=FLOATS)

@@ -45,7 +45,7 @@ class Sort(OpBenchmark):
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's
-# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+# budget holds their float32, contiguous rows (docs/reference/tiers.md).
 CumsumGrid = weekly_grid(Cumsum, GbpsTrack, dtype=FLOATS)
 TopKGrid = weekly_grid(TopK, dtype=FLOATS)
 SortGrid = weekly_grid(Sort, dtype=FLOATS)

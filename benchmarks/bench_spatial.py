@@ -103,7 +103,7 @@ class PoolSweep(BandwidthTracks):
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's
-# budget holds their float32, contiguous rows (docs/continuous.md, "Tiers").
+# budget holds their float32, contiguous rows (docs/reference/tiers.md).
 MaxPool2dGrid = weekly_grid(MaxPool2d, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)
 AvgPool2dGrid = weekly_grid(AvgPool2d, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)
 AdaptiveAvgPool2dGrid = weekly_grid(AdaptiveAvgPool2d, GbpsTrack, dtype=FLOATS, layout=LAYOUTS)

@@ -79,13 +79,19 @@ def main() -> int:
         help="which rows (default nightly: the pr and nightly rows)",
     )
     parser.set_defaults(asv_args=[])
-    args = parser.parse_args()  # fmt: skip
+    args = parser.parse_args()
     repo, machine = repo_root(), platform.node() or "this-machine"
     head = git("rev-parse", "--short", "HEAD", cwd=repo)
     timed, counted = selections(repo, args.tier, args.asv_args)
-    print(f"bench: benchmarking HEAD ({head}) on machine {machine!r}, tier {args.tier!r}"
-          + (" (the pr and nightly rows, counts included; --tier weekly or --tier all for the "
-             "rest)" if args.tier == "nightly" else ""), flush=True)  # fmt: skip
+    print(
+        f"bench: benchmarking HEAD ({head}) on machine {machine!r}, tier {args.tier!r}"
+        + (
+            " (the pr and nightly rows, counts included; --tier weekly or --tier all for the rest)"
+            if args.tier == "nightly"
+            else ""
+        ),
+        flush=True,
+    )
     register_machine(machine)
     begun = phase(1, "environment", "asv's virtualenv in .asv/env (built on first use)")
     ensure_environment(repo)
@@ -93,15 +99,23 @@ def main() -> int:
         2, "benchmarks", f"asv run of the rows (environment: {time.monotonic() - begun:.0f} s)"
     )
     failed = run(repo, machine, timed, args.asv_args) == 2
-    counts = "one valgrind process" if shutil.which("valgrind") else (
-        "valgrind is not installed, so the count rows show n/a (tools/dev.sh setup installs it "
-        "where it can)")  # fmt: skip
+    counts = (
+        "one valgrind process"
+        if shutil.which("valgrind")
+        else (
+            "valgrind is not installed, so the count rows show n/a (tools/dev.sh setup installs it "
+            "where it can)"
+        )
+    )
     begun = phase(3, "counts", f"{counts} (benchmarks: {time.monotonic() - begun:.0f} s)")
     failed |= run(repo, machine, counted, args.asv_args) == 2
     begun = phase(4, "publish", f"the site to {SITE} (counts: {time.monotonic() - begun:.0f} s)")
     publish(repo, repo / SITE)
-    print(f"bench: done. Serve the site with: .venv/bin/python -m http.server -d {SITE} {PORT}\n"
-          f"bench: then open http://localhost:{PORT}/", flush=True)  # fmt: skip
+    print(
+        f"bench: done. Serve the site with: .venv/bin/python -m http.server -d {SITE} {PORT}\n"
+        f"bench: then open http://localhost:{PORT}/",
+        flush=True,
+    )
     if failed:
         print("bench: some benchmarks failed (the rest are published); see asv's output above")
         return Status.REGRESSED

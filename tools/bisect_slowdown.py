@@ -59,10 +59,18 @@ def main() -> int:
     register_machine(args.machine)
     if is_count(unit) or args.invert:  # asv find's own measurements are the verdict
         selection = "|".join(row_selection(row) for row in rows)
-        found = asv_find(repo, args.machine, good, bad, selection, asv_args=tuple(args.asv_args),
-                         invert=higher_is_better(unit) != args.invert)  # fmt: skip
-        moved = compare(repo / RESULTS_DIR, args.machine, found.parent, found.guilty,
-                        {benchmark: unit})  # fmt: skip
+        found = asv_find(
+            repo,
+            args.machine,
+            good,
+            bad,
+            selection,
+            asv_args=tuple(args.asv_args),
+            invert=higher_is_better(unit) != args.invert,
+        )
+        moved = compare(
+            repo / RESULTS_DIR, args.machine, found.parent, found.guilty, {benchmark: unit}
+        )
         step = max(moved, key=lambda row: row.slowdown ** (-1 if args.invert else 1), default=None)
         label = step.label if step else benchmark
     else:

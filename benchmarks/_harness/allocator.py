@@ -7,7 +7,7 @@ blocks of an output's size then take turns: call N writes block A, call N+1 bloc
 call N+2 block A again. A call then streams over twice the memory, out of the cache, and
 a (32, 512, 768) float32 `zeros` takes 4 to 5.5 ms instead of 1.8. Which processes do so
 is decided by the heap they start from: every process forked from one asv server does the
-same, so a whole asv run is fast or slow (docs/measurement.md, "Slow processes").
+same, so a whole asv run is fast or slow (docs/explanation/measurement.md, "The allocator").
 
 jemalloc hands a freed block of a size class back to the next request of that class, in
 every process: one block, always (tcmalloc does the same; jemalloc is the allocator

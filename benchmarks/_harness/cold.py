@@ -8,7 +8,7 @@ memory, and how much of each differs from process to process. Over eight process
 (``python -m tools.studies.process_noise --malloc jemalloc --case ...``, with and
 without ``--warm-inputs``), ``gather`` flat_take took 4.6 to 9.6 ms with its inputs
 warm and 10.1 to 12.3 ms cold, ``scatter_add`` index_put_accumulate 6.5 to 11.5 and
-14.9 to 16.4 ms (docs/measurement.md, "Cold inputs for the random-access rows").
+14.9 to 16.4 ms (docs/explanation/measurement.md, "Cold inputs").
 Taking the copies in turn costs the timed call nothing; triton's ``do_bench`` gets the
 same by writing over the cache between calls, which asv cannot keep out of the time it
 measures.

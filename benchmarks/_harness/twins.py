@@ -33,7 +33,7 @@ from .tiers import benchmark_classes, declared_tier, row_label, tier_of
 COUNT_ELEMENTS = 2**15
 # Compiled variants are left out: under valgrind, counting attention's compiled bfloat16
 # case killed its child, and a child that dies fails every count of the commit
-# (docs/measurement.md, "Instruction counts").
+# (docs/explanation/measurement.md, "Instruction counts").
 UNCOUNTED_VARIANTS = {"compiled"}
 
 

@@ -10,8 +10,8 @@ from .allocator import page_faults
 
 # One quiet call is not enough: silu's bfloat16 manual form made no fault on its second
 # call and 6,144 (24 MiB of fresh heap) on its fourth, the first timed one, every process:
-# the free blocks' layout takes a few calls to settle (docs/measurement.md, "Slow
-# processes").
+# the free blocks' layout takes a few calls to settle (docs/explanation/
+# measurement.md, "The warm-up").
 QUIET_CALLS = 2
 
 

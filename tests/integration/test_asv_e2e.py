@@ -92,8 +92,18 @@ def clone(tmp_path_factory, shared_asv_env) -> tuple[ProjectRepo, list[str]]:
     )
     hashes = repo.git("rev-list", "main").split()
     repo.run(ASV, "machine", "--machine", MACHINE, "--yes")
-    repo.run(ASV, "run", "--quick", "--show-stderr", "--machine", MACHINE, "-b", SUBSET, "ALL",
-             timeout=1200)  # fmt: skip
+    repo.run(
+        ASV,
+        "run",
+        "--quick",
+        "--show-stderr",
+        "--machine",
+        MACHINE,
+        "-b",
+        SUBSET,
+        "ALL",
+        timeout=1200,
+    )
     return repo, hashes
 
 
@@ -151,7 +161,7 @@ def test_publish_writes_html_and_a_graph_point_per_commit(clone):
 
 
 def test_asv_runner_pin_runs_setup_once_per_sample(clone):
-    """asv_runner 0.3.x would run setup before each of the 20 timed calls (asv #1613)."""
+    """asv_runner 0.3.x would run setup before each of the 20 timed calls (asv's tracker has it open)."""
     repo, _ = clone
     log = Path(repo.env["SETUP_PROBE_LOG"])
     log.unlink(missing_ok=True)

@@ -23,13 +23,17 @@ def test_the_bench_command_publishes_a_site_that_works_offline(tmp_path, shared_
     # The dev venv this test runs in is the one dev.sh would make: same requirements.
     (repo.path / ".venv").symlink_to(Path(sys.executable).parent.parent)
     assert (repo.path / ".venv" / ".installed").exists(), "run tools/dev.sh setup first"
-    done = repo.run("bash", "tools/dev.sh", "bench", "--", "--bench", f"^{BENCH}", "--quick",
-                    timeout=600)  # fmt: skip
+    done = repo.run(
+        "bash", "tools/dev.sh", "bench", "--", "--bench", f"^{BENCH}", "--quick", timeout=600
+    )
     site = repo.path / ".asv" / "html"
     phases = [line for line in done.stdout.splitlines() if line.startswith("bench: [")]
     assert [line.split(":")[1].strip() for line in phases] == [
-        "[1/4] environment", "[2/4] benchmarks", "[3/4] counts", "[4/4] publish"
-    ]  # fmt: skip
+        "[1/4] environment",
+        "[2/4] benchmarks",
+        "[3/4] counts",
+        "[4/4] publish",
+    ]
     assert "open http://localhost:8000/" in done.stdout and (site / ".tensorops-site").exists()
     seen = browse_site(site, BENCH, Path(request.config.rootpath) / "test-artifacts" / "dev-bench")
     assert seen.off_host_requests == [] and seen.failed_requests == []

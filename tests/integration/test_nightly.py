@@ -154,8 +154,17 @@ def interrupted_night(world, second_machine):
     repo.git("push", "-q", "origin", "main")
     (repo.path / "benchmarks" / "bench_nightly_probe.py").write_text(SLEEPER)
     marker = root / "asv-is-benchmarking-the-second-commit"
-    command = [sys.executable, "-m", "tools.nightly", "--machine", "m1", "--",
-               "--bench", f"{BENCH}|Sleeper", "--quick"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "tools.nightly",
+        "--machine",
+        "m1",
+        "--",
+        "--bench",
+        f"{BENCH}|Sleeper",
+        "--quick",
+    ]
     log = root / "interrupted-nightly.log"
     with open(log, "w") as output:
         process = subprocess.Popen(

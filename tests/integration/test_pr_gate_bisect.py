@@ -21,8 +21,9 @@ pytestmark = pytest.mark.timeout(1800)
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory, planted_history, shared_asv_env):
     root = tmp_path_factory.mktemp("gate")
-    repo = clone_project_repo(planted_history.remote, root / "repo", isolated_env(root / "home"),
-                              shared_asv_env)  # fmt: skip
+    repo = clone_project_repo(
+        planted_history.remote, root / "repo", isolated_env(root / "home"), shared_asv_env
+    )
     repo.git("fetch", "-q", "origin", "broken:broken")
     return repo, root
 
@@ -46,8 +47,9 @@ def test_the_planted_slowdown_fails_and_its_count_names_the_functions_that_grew(
 ):
     repo, root = clone
     summary = root / "summary.md"
-    done = gate(repo, planted_history.before_plant, planted_history.planted, ROW, COUNT_ROW,
-                summary=summary)  # fmt: skip
+    done = gate(
+        repo, planted_history.before_plant, planted_history.planted, ROW, COUNT_ROW, summary=summary
+    )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"pr_gate: {VERDICTS[1]}" in done.stdout
     text = summary.read_text()
@@ -73,8 +75,14 @@ def test_a_raising_benchmark_fails_with_the_failure_message(clone, planted_histo
 def test_bisect_names_the_planted_commit(clone, planted_history):
     repo, _ = clone
     good, bad = planted_history.before_plant, planted_history.planted
-    done = repo.tool("bisect_slowdown", good, bad, "LogSumExp.time_logsumexp",
-                     "--params", "'float32'.*'functional'")  # fmt: skip
+    done = repo.tool(
+        "bisect_slowdown",
+        good,
+        bad,
+        "LogSumExp.time_logsumexp",
+        "--params",
+        "'float32'.*'functional'",
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     guilty = planted_history.planted
     assert re.search(rf"guilty commit: {guilty[:12]} 'commit \d: logsumexp does more'", done.stdout)

@@ -34,19 +34,33 @@ class Loop:
 
     def __init__(self, root, history, shared_asv_env, machine: str = MACHINE):
         self.root, self.machine = root, machine
-        self.repo = clone_project_repo(history.remote, root / "repo", isolated_env(root / "home"),
-                                       shared_asv_env)  # fmt: skip
+        self.repo = clone_project_repo(
+            history.remote, root / "repo", isolated_env(root / "home"), shared_asv_env
+        )
         self.nights = 0
 
     def night(self, standin, ref: str = "main") -> tuple:
         """Nightly of ``ref``'s newest commit, triage, filing: what each printed."""
         self.nights += 1
-        ok(self.repo.tool("nightly", "--machine", self.machine, "--max-commits", "1",
-                          "--ref", ref, "--", "--bench", selection(ROW)))  # fmt: skip
+        ok(
+            self.repo.tool(
+                "nightly",
+                "--machine",
+                self.machine,
+                "--max-commits",
+                "1",
+                "--ref",
+                ref,
+                "--",
+                "--bench",
+                selection(ROW),
+            )
+        )
         report = self.root / f"report-{self.nights}.json"
         stored = self.machine + PARTIAL_SUFFIX
-        triage = self.repo.tool("triage", "--machine", stored, "--report", str(report),
-                                "--site-url", SITE)  # fmt: skip
+        triage = self.repo.tool(
+            "triage", "--machine", stored, "--report", str(report), "--site-url", SITE
+        )
         (self.root / f"triage-{self.nights}.log").write_text(triage.stdout + triage.stderr)
         ok(triage)
         filer = ProjectRepo(self.repo.path, {**self.repo.env, **standin.env()})

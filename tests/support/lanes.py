@@ -73,8 +73,10 @@ def main() -> int:
         print(f"lanes: {lane} lane: {seconds:.0f} s of pytest (budget {BUDGETS[lane]} s)")
     over = [lane for lane, seconds in spent.items() if seconds > OVER_BUDGET * BUDGETS[lane]]
     for lane in over:
-        print(f"lanes: the {lane} lane took {spent[lane]:.0f} s, more than {OVER_BUDGET}x its "
-              f"budget of {BUDGETS[lane]} s: find what grew (the slowest tests above)")  # fmt: skip
+        print(
+            f"lanes: the {lane} lane took {spent[lane]:.0f} s, more than {OVER_BUDGET}x its "
+            f"budget of {BUDGETS[lane]} s: find what grew (the slowest tests above)"
+        )
     if failed:
         print(f"lanes: tests failed in the {' and '.join(sorted(set(failed)))} lane")
     return 1 if failed or over else 0

@@ -74,10 +74,12 @@ def build(root: Path, shared_env: Path) -> PlantedHistory:
     position = random.randrange(1, 6)
     print(f"the slowdown is planted in new commit {position} of 5")
     made = [
-        repo.commit(f"commit {n}" + (": logsumexp does more" if n == position else ""),
-                    plant if n == position else None)
+        repo.commit(
+            f"commit {n}" + (": logsumexp does more" if n == position else ""),
+            plant if n == position else None,
+        )
         for n in range(1, 6)
-    ]  # fmt: skip
+    ]
     commits = (git("rev-parse", "HEAD~6", cwd=repo.path), noop, *made)
     repo.git("checkout", "-q", "-b", "broken")
     broken = repo.commit("silu raises", break_silu)

@@ -5,7 +5,7 @@ one silently starts a new history (or, for ``version``, drops the old one).
 ``published_benchmarks.json`` is the record; the test in test_published_history.py
 compares the suites with it. After adding a benchmark on purpose, record it:
 
-    .venv/bin/python -m tests.published_benchmarks
+    .venv/bin/python -m tests.support.published_benchmarks
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The host allocator as a controlled variable: the tools start benchmark processes on
 jemalloc, a process finds out what it runs on, and jemalloc gives a repeated output the
-same block on every call (glibc's best fit can alternate two: docs/measurement.md, "Slow
-processes")."""
+same block on every call (glibc's best fit can alternate two:
+docs/explanation/measurement.md, "The allocator")."""
 
 from __future__ import annotations
 
@@ -88,6 +88,6 @@ def test_without_jemalloc_a_benchmark_process_says_so_and_fixes_glibc():
 
 
 def test_the_documented_plain_asv_environment_is_the_tools_one():
-    """docs/continuous.md tells a user running asv by hand what to export."""
-    text = (REPO_ROOT / "docs" / "continuous.md").read_text()
+    """docs/how-to/run-asv-by-hand.md tells a user running asv by hand what to export."""
+    text = (REPO_ROOT / "docs" / "how-to" / "run-asv-by-hand.md").read_text()
     assert f"export LD_PRELOAD={JEMALLOC_LIBRARY} MALLOC_CONF={JEMALLOC_CONF}\n" in text

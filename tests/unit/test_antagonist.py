@@ -63,6 +63,9 @@ def test_its_processes_end_with_the_block(monkeypatch):
 
 def test_a_burner_ends_by_itself_at_its_deadline():
     now = time.time()
-    done = subprocess.run([sys.executable, "-m", "tools._lib.antagonist", "burn", "0", "5",
-                           str(now), str(now + 1.0)], cwd=REPO_ROOT, timeout=30)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "tools._lib.antagonist", "burn", "0", "5", str(now), str(now + 1.0)],
+        cwd=REPO_ROOT,
+        timeout=30,
+    )
     assert done.returncode == 0 and time.time() - now < 10

@@ -40,8 +40,9 @@ def test_a_verdict_that_does_not_hold_is_bisected_again_by_pairs(history, monkey
     measured = []
     monkeypatch.setattr(bisection, "measure_pair", scripted(commits, planted, measured))
     whole = Paired(TIME_ROW, "seconds", *pairs(2.0))
-    found, step = bisection.checked(repo, TIME_ROW, commits[0], commits[-1],
-                                    Bisection(named, commits[4], 2), whole)  # fmt: skip
+    found, step = bisection.checked(
+        repo, TIME_ROW, commits[0], commits[-1], Bisection(named, commits[4], 2), whole
+    )
     assert (found.guilty, found.parent) == (planted, commits[2])
     assert step.slowdown > 1.9 and found.builds > 2
     assert f"asv find named {named[:12]}, which measured again is 1.00x" in capsys.readouterr().out
@@ -55,13 +56,21 @@ def test_a_stretch_beside_the_named_commit_that_is_slower_too_casts_doubt(histor
 
     def also_slow(repo_, label, first, second):  # the named commit reads slow as well
         slow = (first, second) == (commits[3], commits[4])
-        return Paired(label, "seconds", *pairs(2.0)) if slow else scripted(commits, planted, [])(
-            repo_, label, first, second)  # fmt: skip
+        return (
+            Paired(label, "seconds", *pairs(2.0))
+            if slow
+            else scripted(commits, planted, [])(repo_, label, first, second)
+        )
 
     monkeypatch.setattr(bisection, "measure_pair", also_slow)
-    found, _ = bisection.checked(repo, TIME_ROW, commits[0], commits[-1],
-                                 Bisection(commits[4], commits[3], 2),
-                                 Paired(TIME_ROW, "seconds", *pairs(2.0)))  # fmt: skip
+    found, _ = bisection.checked(
+        repo,
+        TIME_ROW,
+        commits[0],
+        commits[-1],
+        Bisection(commits[4], commits[3], 2),
+        Paired(TIME_ROW, "seconds", *pairs(2.0)),
+    )
     assert found.guilty == planted
 
 
@@ -70,8 +79,9 @@ def test_a_verdict_that_holds_stands(history, monkeypatch):
     measured = []
     monkeypatch.setattr(bisection, "measure_pair", scripted(commits, commits[3], measured))
     named = Bisection(commits[3], commits[2], 3)
-    found, _ = bisection.checked(repo, TIME_ROW, commits[0], commits[-1], named,
-                                 Paired(TIME_ROW, "seconds", *pairs(2.0)))  # fmt: skip
+    found, _ = bisection.checked(
+        repo, TIME_ROW, commits[0], commits[-1], named, Paired(TIME_ROW, "seconds", *pairs(2.0))
+    )
     assert found == named
     assert measured == [
         (commits[2], commits[3]),

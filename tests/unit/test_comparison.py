@@ -52,12 +52,18 @@ def test_the_comparison_reads_asv_result_files(tmp_path):
     (results / "benchmarks.json").write_text(json.dumps(benchmarks))
     for commit, value in (("a" * 40, 1.0), ("b" * 40, 3.0)):
         result = {
-            "commit_hash": commit, "env_name": "e", "date": 0, "params": {"machine": "m"},
-            "python": "3.11", "requirements": {}, "env_vars": {},
+            "commit_hash": commit,
+            "env_name": "e",
+            "date": 0,
+            "params": {"machine": "m"},
+            "python": "3.11",
+            "requirements": {},
+            "env_vars": {},
             "result_columns": ["result", "params"],
             "results": {"a.A.time_x": [[value, float("nan")], [["'cpu'", "'cuda'"]]]},
-            "durations": {}, "version": 2,
-        }  # fmt: skip
+            "durations": {},
+            "version": 2,
+        }
         (results / "m" / f"{commit[:8]}-e.json").write_text(json.dumps(result))
     (only,) = compare(results, "m", "a" * 40, "b" * 40)
     assert only.label == "a.A.time_x('cpu')" and only.ratio == 3.0 and only.unit == "seconds"
@@ -176,8 +182,9 @@ def test_the_first_pass_does_not_decide_a_timed_row_the_alternation_does():
 
 def test_a_slowdown_above_a_rows_floor_fails_though_below_the_factor():
     floors = {TIME_ROW: 1.05, OTHER_ROW: 1.12}
-    gate = ScriptedGate({TIME_ROW: 1.0, OTHER_ROW: 1.0}, {TIME_ROW: 1.08, OTHER_ROW: 1.08},
-                        floors=floors)  # fmt: skip
+    gate = ScriptedGate(
+        {TIME_ROW: 1.0, OTHER_ROW: 1.0}, {TIME_ROW: 1.08, OTHER_ROW: 1.08}, floors=floors
+    )
     verdict = gate.decide(0)
     assert verdict.status == Status.REGRESSED
     assert [j.row.label for j in verdict.judged if j.slower] == [TIME_ROW]

@@ -73,8 +73,14 @@ def set_up(project: Path, tmp_path: Path, uid: int, commands: tuple[str, ...]):
         if not (base / name).exists():
             (base / name).symlink_to(where)
     env = {"PATH": f"{fake}:{base}", "FAKE": str(fake), "HOME": str(tmp_path)}
-    done = subprocess.run([str(base / "bash"), "tools/dev.sh", "setup"], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [str(base / "bash"), "tools/dev.sh", "setup"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     log = (fake / "log").read_text() if (fake / "log").exists() else ""
     return done, log
 

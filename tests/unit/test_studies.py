@@ -180,7 +180,7 @@ def test_the_published_regressions_see_a_2_percent_count_rise_and_not_time_noise
     assert len(twins) > 30 and all(threshold(name) == 0.01 for name in twins)
     assert threshold("bench_creation.Zeros.time_zeros") == 0.15
     assert threshold("bench_new.Suite.time_op") == 0.10
-    # Issue 13's mark, from the no-op runs: a time_ row at most 0.25, a track at 0.40.
+    # From the no-op runs of asv's rounds: a time_ row at most 0.25, a track at 0.40.
     published = graphs.conf.regressions_thresholds
     assert max(v for k, v in published.items() if ".time_" in k) <= 0.25
     assert max(v for k, v in published.items() if ".track_" in k) <= 0.40

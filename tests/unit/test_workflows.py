@@ -42,6 +42,7 @@ def test_the_workflows_exist():
         "benchmarks-pr.yml",
         "benchmarks-pr-comment.yml",
         "bisect.yml",
+        "floors.yml",
         "weekly.yml",
     }
 
@@ -137,13 +138,15 @@ def test_least_privilege():
         ("nightly.yml", "file-issues"): {"issues": "write"},
         ("nightly.yml", "deploy"): {"pages": "write", "id-token": "write"},
         ("benchmarks-pr-comment.yml", "comment"): {"pull-requests": "write"},
-        # Calls nightly.yml, whose jobs each ask for their own (checked above).
+        ("floors.yml", "push"): {"contents": "write"},
+        # Calls nightly.yml and floors.yml, whose jobs each ask for their own (checked above).
         ("weekly.yml", "sweeps"): {
             "contents": "write",
             "issues": "write",
             "pages": "write",
             "id-token": "write",
         },
+        ("weekly.yml", "floors"): {"contents": "write"},
     }
     for name, flow in all_workflows().items():
         assert flow["permissions"] == {"contents": "read"}, name
@@ -168,11 +171,14 @@ def test_no_token_is_left_in_git_config_for_later_steps():
     assert "artipacked" not in done.stdout + done.stderr
 
 
-def test_the_job_that_can_push_runs_no_project_code():
-    """The benchmark job runs every benchmarked commit's code with a read-only token; the
+@pytest.mark.parametrize(
+    ("name", "measuring"), [("nightly.yml", "benchmark"), ("floors.yml", "measure")]
+)
+def test_the_job_that_can_push_runs_no_project_code(name, measuring):
+    """The measuring job runs every benchmarked commit's code with a read-only token; the
     one job that can write installs nothing and runs the standard-library push alone."""
-    jobs = load("nightly.yml")["jobs"]
-    assert jobs["benchmark"]["permissions"] == {"contents": "read"}
+    jobs = load(name)["jobs"]
+    assert jobs[measuring]["permissions"] == {"contents": "read"}
     push = jobs["push"]
     runs = [step["run"] for step in push["steps"] if "run" in step]
     assert runs and all("python3 -m tools.push_results" in run for run in runs)
@@ -197,8 +203,11 @@ def test_concurrency_is_set_and_nightlies_do_not_race():
     assert nightly == {"group": "nightly", "cancel-in-progress": False}
 
 
-def test_the_weekly_workflow_runs_the_sweeps_through_the_nightly():
-    (job,) = load("weekly.yml")["jobs"].values()
+def test_the_weekly_workflow_runs_the_sweeps_through_the_nightly_then_the_floors():
+    jobs = load("weekly.yml")["jobs"]
+    job = jobs["sweeps"]
+    assert jobs["floors"]["uses"] == "./.github/workflows/floors.yml"
+    assert jobs["floors"]["needs"] == "sweeps"
     assert job["uses"] == "./.github/workflows/nightly.yml"
     assert job["with"]["tier"] == "weekly"
     nightly = load("nightly.yml")
@@ -331,6 +340,7 @@ def test_scripts_hold_no_expressions_or_secrets():
         "triage",
         "file_issues",
         "pr_comment",
+        "floors",
     ],
 )
 def test_each_script_is_called_by_a_workflow(tool):

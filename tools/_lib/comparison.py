@@ -198,8 +198,12 @@ class Paired:
         """The slowdown each round's process pair read on its own."""
         sizes, found, start = self.rounds or (len(self.before),), [], 0
         for size in sizes:
-            part = Paired(self.label, self.unit, self.before[start : start + size],
-                          self.after[start : start + size])  # fmt: skip
+            part = Paired(
+                self.label,
+                self.unit,
+                self.before[start : start + size],
+                self.after[start : start + size],
+            )
             found.append(part.slowdown)
             start += size
         return found

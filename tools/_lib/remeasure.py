@@ -77,8 +77,9 @@ def one_round(
     try:
         for label in labels:
             try:
-                timed[label] = measure_row(label, workers, timing_cpus(), PAIRS, ROW_SECONDS,
-                                           setup_order=first_started)  # fmt: skip
+                timed[label] = measure_row(
+                    label, workers, timing_cpus(), PAIRS, ROW_SECONDS, setup_order=first_started
+                )
             except SideFailed as failure:
                 timed[label] = str(failure)
     finally:
@@ -103,10 +104,11 @@ def measure_again(
     with tempfile.TemporaryDirectory(prefix="remeasure-") as folder:
         for round_ in range(ROUNDS + EXTRA_ROUNDS):
             wanted = [
-                label for label in labels
+                label
+                for label in labels
                 if label not in failed
                 and (round_ < ROUNDS or pooled(label, timed[label]).undecided)
-            ]  # fmt: skip
+            ]
             if not wanted:
                 break
             begun = time.monotonic()
@@ -115,13 +117,17 @@ def measure_again(
                     failed[label] = measured
                 else:
                     timed[label].append(measured)
-            print(f"remeasure: round {round_ + 1}: {len(wanted)} rows in "
-                  f"{time.monotonic() - begun:.0f} s", flush=True)  # fmt: skip
+            print(
+                f"remeasure: round {round_ + 1}: {len(wanted)} rows in "
+                f"{time.monotonic() - begun:.0f} s",
+                flush=True,
+            )
     outcomes = {
-        label: Outcome(label, why=failed[label]) if label in failed
+        label: Outcome(label, why=failed[label])
+        if label in failed
         else Outcome(label, pooled(label, timed[label]))
         for label in labels
-    }  # fmt: skip
+    }
     for outcome in outcomes.values():
         print(f"remeasure: {describe(outcome)}", flush=True)
     return outcomes

@@ -9,7 +9,7 @@ A fault after the warm-up is the heap growing to a new high-water mark: first to
 about 1.5 µs per 4 KiB page on the 2-core CI VM. ``--quiet-calls`` sets how many calls in
 a row without a fault end the warm-up (the harness's ``QUIET_CALLS``), to compare rules.
 Prints each row that faulted with its per-call counts, then how many rows faulted.
-docs/measurement.md, "The 410 faults".
+docs/explanation/measurement.md, "The warm-up".
 """
 
 from __future__ import annotations

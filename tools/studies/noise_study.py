@@ -92,15 +92,17 @@ def measure(args, workdir: Path) -> tuple[list[list[dict]], list[dict]]:
             raise ExternalFailure(f"asv continuous exited {first_pass} in run {number + 1}")
         verdict = gate.decide(first_pass)
         runs.append(run_records(verdict))
-        verdicts.append({
-            "verdict": int(verdict.status),
-            "failed": sorted(j.row.label for j in verdict.judged if j.slower),
-            "not_judged": sorted(j.row.label for j in verdict.not_judged),
-            "not_measured": sorted(j.row.label for j in verdict.not_measured),
-            "host": host,
-            "floors_runs": floors.runs,
-            "noise": args.noise,
-        })  # fmt: skip
+        verdicts.append(
+            {
+                "verdict": int(verdict.status),
+                "failed": sorted(j.row.label for j in verdict.judged if j.slower),
+                "not_judged": sorted(j.row.label for j in verdict.not_judged),
+                "not_measured": sorted(j.row.label for j in verdict.not_measured),
+                "host": host,
+                "floors_runs": floors.runs,
+                "noise": args.noise,
+            }
+        )
         for path in (repo / RESULTS_DIR / MACHINE).glob("*.json"):
             if path.name != "machine.json":
                 path.unlink()  # the next run measures afresh
@@ -147,7 +149,7 @@ def parse():
             re.compile(args.rows)
         except re.error as error:
             raise BadInput(f"--rows {args.rows!r} is not a valid regex: {error}") from None
-    return args  # fmt: skip
+    return args
 
 
 def main() -> int:

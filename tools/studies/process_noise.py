@@ -19,8 +19,8 @@ calls; recorded per process: the median call, the minor page faults per timed ca
 memory, huge pages (``AnonHugePages``), the CPU it ran on, the ISA torch's kernels were
 picked for, and a reference measured right after in the same process: a 64 MiB copy in
 GB/s. A row whose class takes its inputs cold (``cold_inputs``) takes them cold here too,
-unless ``--warm-inputs``. The tables it prints are docs/measurement.md's "Slow
-processes".
+unless ``--warm-inputs``. What its tables showed is in
+docs/explanation/measurement.md, "The allocator".
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from tools._lib.asv_run import allocator_environment
 from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, run_main
 from tools._lib.suites import REPO_ROOT
 
-# The eleven time_ rows whose no-op ratio went past 1.25 in the eight no-op runs of the pr
-# tier (docs/measurement.md, "Eight runs in two batches an hour apart").
+# The rows whose processes spread most before jemalloc and the cold inputs
+# (docs/explanation/measurement.md, "The allocator").
 DEFAULT_CASES = [
     "zeros/on_device/float32",
     "zeros/host_then_to/float32",

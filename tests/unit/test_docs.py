@@ -1,0 +1,174 @@
+"""The documentation against the code: the README stays a front page, every environment
+variable and every command option the code has is on its reference page, every doc a
+comment points to (and the section it names) exists, every relative link resolves, and no
+comment carries a date, an issue number or a run's history."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import subprocess
+import sys
+import tokenize
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.support import REPO_ROOT
+
+DOCS = REPO_ROOT / "docs"
+COMMANDS = [
+    "bench",
+    "nightly",
+    "triage",
+    "file_issues",
+    "push_results",
+    "publish",
+    "pr_gate",
+    "pr_comment",
+    "bisect_slowdown",
+    "floors",
+]
+STUDIES = [
+    "noise_study",
+    "detection_power",
+    "host_speed",
+    "antagonist",
+    "process_noise",
+    "tier_time",
+    "timer_crosscheck",
+    "count_repeatability",
+    "late_faults",
+    "launch_cost",
+    "commit_overhead",
+    "gpu_check",
+]
+
+
+def tracked(*patterns: str) -> list:
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", *patterns],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [REPO_ROOT / name for name in listed.stdout.split() if (REPO_ROOT / name).is_file()]
+
+
+CODE = [
+    path
+    for path in tracked("*.py", "*.sh", "*.yml", "*.json", ".ci/*")
+    if "docs/studies" not in str(path) and path.name != "published_benchmarks.json"
+]
+
+
+def test_the_readme_is_a_front_page():
+    assert len((REPO_ROOT / "README.md").read_bytes()) <= 6 * 1024
+
+
+def test_every_environment_variable_the_code_reads_is_on_its_reference_page():
+    named = {m for path in CODE for m in re.findall(r"TENSOROPS_[A-Z_]+", path.read_text())}
+    page = (DOCS / "reference" / "environment.md").read_text()
+    assert len(named) >= 8 and not [name for name in sorted(named) if f"`{name}`" not in page]
+
+
+def options(module: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", module, "--help"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = done.stdout.split("\noptions:", 1)[-1].split("\n\n", 1)[0]  # not the epilog
+    return set(re.findall(r"(?<![\w-])(--[a-z][\w-]*)", listed)) - {"--help"}
+
+
+def test_every_command_option_is_on_the_commands_page():
+    page = (DOCS / "reference" / "commands.md").read_text()
+    sections = {
+        title: body for title, body in re.findall(r"^## (\S+)\n(.*?)(?=^## |\Z)", page, re.M | re.S)
+    }
+    studies = sections["Studies"]
+    modules = [f"tools.{c}" for c in COMMANDS] + [f"tools.studies.{s}" for s in STUDIES]
+    with ThreadPoolExecutor(4) as pool:
+        found = dict(zip(modules, pool.map(options, modules), strict=True))
+    missing = []
+    for module, flags in found.items():
+        name = module.rsplit(".", 1)[-1]
+        body = (
+            sections.get(name)
+            if name in COMMANDS
+            else next((line for line in studies.splitlines() if line.startswith(f"| `{name}`")), "")
+        )
+        missing += [f"{name} {flag}" for flag in sorted(flags) if flag not in (body or "")]
+    assert missing == []
+
+
+def headings(path) -> set[str]:
+    return {
+        line.lstrip("#").strip().lower()
+        for line in path.read_text().splitlines()
+        if line.startswith("#")
+    }
+
+
+def test_every_doc_a_comment_points_to_exists_with_the_section_it_names():
+    wrong = []
+    for path in CODE:
+        text = " ".join(path.read_text().split())
+        for doc, section in re.findall(r'(docs/[\w/.-]+\.md)(?:, "([^"]+)")?', text):
+            target = REPO_ROOT / doc
+            if not target.exists():
+                wrong.append(f"{path.name}: {doc}")
+            elif section and section.lower() not in headings(target):
+                wrong.append(f"{path.name}: {doc}, {section!r}")
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    "page",
+    sorted(p.relative_to(REPO_ROOT) for p in [REPO_ROOT / "README.md", *DOCS.rglob("*.md")]),
+    ids=str,
+)
+def test_every_relative_link_resolves(page):
+    path = REPO_ROOT / page
+    for target in re.findall(r"\]\((?!https?:|#|mailto:)([^)#]+)", path.read_text()):
+        assert (path.parent / target).exists(), f"{page}: {target}"
+
+
+def comments(path) -> list[tuple[int, str]]:
+    """A file's comments (and a Python file's docstrings), with their first line."""
+    text = path.read_text()
+    if path.suffix == ".py":
+        found = [
+            (t.start[0], t.string)
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type == tokenize.COMMENT
+        ]
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)):
+                doc = ast.get_docstring(node, clean=False)
+                if doc and node.body:
+                    found.append((node.body[0].lineno, doc))
+        return found
+    marker = "//" if path.suffix == ".json" else "#"
+    return [
+        (n, line.split(marker, 1)[1])
+        for n, line in enumerate(text.splitlines(), 1)
+        if marker in line
+    ]
+
+
+def test_no_comment_carries_a_date_an_issue_number_or_a_run():
+    diary = re.compile(r"\b20\d\d-\d\d-\d\d\b|[Ii]ssue \d+|#\d{2,}\b|\bCI run\b|\bthis session\b")
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{number}: {' '.join(text.split())[:80]}"
+        for path in CODE
+        for number, text in comments(path)
+        if diary.search(text)
+    ]
+    assert found == []
