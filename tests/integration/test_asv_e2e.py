@@ -161,7 +161,7 @@ def test_publish_writes_html_and_a_graph_point_per_commit(clone):
 
 
 def test_asv_runner_pin_runs_setup_once_per_sample(clone):
-    """asv_runner 0.3.x would run setup before each of the 20 timed calls (asv's tracker has it open)."""
+    """asv_runner 0.3.x would run setup before each of the 20 timed calls."""
     repo, _ = clone
     log = Path(repo.env["SETUP_PROBE_LOG"])
     log.unlink(missing_ok=True)

@@ -40,7 +40,9 @@ def test_every_cpu_time_row_of_the_default_suite_has_a_count_twin():
     for cls, named, _ in default_cpu_time_rows():
         op, variant, spec = cls().resolve(named)
         if variant == "compiled":
-            continue  # left out: inductor's compile in every child (docs/explanation/measurement.md, "Instruction counts")
+            # Left out: inductor's compile in every child (docs/explanation/measurement.md,
+            # "Instruction counts").
+            continue
         key = (op, variant, spec["dtype"], spec["layout"], cls.backward)
         assert key in counted, key
         seen.add(key)
