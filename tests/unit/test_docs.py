@@ -35,6 +35,7 @@ STUDIES = [
     "detection_power",
     "host_speed",
     "antagonist",
+    "duet",
     "process_noise",
     "tier_time",
     "timer_crosscheck",

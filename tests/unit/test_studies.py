@@ -329,7 +329,7 @@ def test_process_noise_takes_a_rows_inputs_cold_where_its_class_does():
 
 
 def test_host_speed_reads_each_window_against_the_median_of_all():
-    from tools.studies.host_speed import spread
+    from tools._lib.noise_summary import window_spread as spread
 
     figures = spread([1.0] * 17 + [1.2, 0.5, 0.95])
     assert figures["median_ms"] == 1000.0 and figures["windows"] == 20

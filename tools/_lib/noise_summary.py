@@ -8,6 +8,8 @@ import math
 import statistics
 
 FACTORS = (1.05, 1.10, 1.15, 1.20, 1.25, 1.30, 1.50)
+# Beyond this share of its median, a window counts as off (the gate's factor is 1.15).
+OFF_BY = 0.10
 
 
 def spread(ratio: float) -> float:
@@ -86,4 +88,24 @@ def summarize(runs: list[list[dict]], verdicts: list[dict]) -> dict:
             "not_judged": sorted({n for v in verdicts for n in v.get("not_judged", [])}),
             "runs": verdicts,
         },
+    }
+
+
+def window_spread(medians: list[float]) -> dict:
+    """The windows' medians relative to their median: 5th and 95th percentiles (nearest
+    rank), extremes, and the share more than ``OFF_BY`` away."""
+    middle = statistics.median(medians)
+    relative = sorted(value / middle for value in medians)
+
+    def rank(share: float) -> float:
+        return relative[max(0, math.ceil(share * len(relative)) - 1)]
+
+    return {
+        "windows": len(medians),
+        "median_ms": middle * 1e3,
+        "p5": rank(0.05),
+        "p95": rank(0.95),
+        "min": relative[0],
+        "max": relative[-1],
+        "share_off": sum(abs(value - 1) > OFF_BY for value in relative) / len(relative),
     }

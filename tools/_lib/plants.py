@@ -37,12 +37,13 @@ class Row:
     spec: dict
     backward: bool = False
     cold: bool = False  # the class's cold_inputs
+    tier: str = "nightly"
 
 
 def time_rows() -> list[Row]:
     """Every ``time_`` row of the default suite on the CPU whose variant is a function of
     its own (the plant goes into it)."""
-    from benchmarks._harness.tiers import declared_tier
+    from benchmarks._harness.tiers import declared_tier, tier_of
     from benchmarks._harness.twins import UNCOUNTED_VARIANTS, suite_classes
     from benchmarks.bench_instructions import SUITES
 
@@ -61,7 +62,8 @@ def time_rows() -> list[Row]:
             params = ", ".join(repr(value) for value in combination)
             name = f"{suite.__module__.split('.')[-1]}.{suite.__name__}.{methods[0]}"
             label = f"{name}({params})"
-            rows.append(Row(label, op, variant, spec, suite.backward, suite.cold_inputs))
+            tier = tier_of(suite, methods[0], named)
+            rows.append(Row(label, op, variant, spec, suite.backward, suite.cold_inputs, tier))
     return rows
 
 

@@ -2,10 +2,11 @@
 hit rate and false-alarm count, measured on rows chosen at random.
 
     python -m tools.studies.detection_power [--target time|instructions] [--tries 10]
-        [--op OP] [--slowdown R] [--factor F] [--floors FILE] [--noise PROFILE]
-        [--no-find] [--seed N] [--out FILE]
+        [--op OP] [--tier pr|nightly|any] [--slowdown R] [--factor F] [--floors FILE]
+        [--noise PROFILE] [--no-find] [--seed N] [--out FILE]
 
-Each try picks an op at random, then one of its CPU rows of the target (``--op`` fixes the op),
+Each try picks an op at random, then one of its CPU rows of the target in the tier
+(``--tier``, default pr: the rows the gate measures; ``--op`` fixes the op),
 and in a temporary clone of HEAD makes seven commits: a base, an empty (no-op) commit, two
 fillers, the plant, and two more fillers. The plant goes into the row's variant function (found
 by its ``@variant`` decorator), sized from the row's own cost:
@@ -124,6 +125,12 @@ def parse():
     parser.add_argument("--target", choices=sorted(DEFAULTS), default="time")
     parser.add_argument("--tries", type=int, default=10)
     parser.add_argument("--op", help="plant in this op's rows only (default: any)")
+    parser.add_argument(
+        "--tier",
+        choices=["pr", "nightly", "any"],
+        default="pr",
+        help="plant in this tier's rows (default pr: what the gate measures)",
+    )
     parser.add_argument("--slowdown", type=float, help="planted cost ratio (target's default)")
     parser.add_argument("--factor", type=float, default=DEFAULT_FACTOR, help="the gate's factor")
     parser.add_argument("--floors", type=Path, help="judge at a machine's floors.json")
@@ -141,7 +148,7 @@ def chosen_rows(args) -> list[Row]:
     rows = [
         r
         for r in (time_rows() if args.target == "time" else count_rows())
-        if args.op is None or r.op == args.op
+        if (args.op is None or r.op == args.op) and args.tier in ("any", r.tier)
     ]
     if not rows:
         raise BadInput(f"no CPU row of op {args.op!r} to plant in")

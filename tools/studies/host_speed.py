@@ -17,7 +17,6 @@ shape a profile gives a quiet host.
 from __future__ import annotations
 
 import json
-import math
 import statistics
 import time
 from collections.abc import Callable
@@ -25,11 +24,10 @@ from pathlib import Path
 
 from tools._lib.antagonist import PROFILES, noise
 from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.noise_summary import OFF_BY, window_spread
 
 MM_SIZE = 512
 COPY_BYTES = 64 * 2**20
-# Beyond this share of its median, a window counts as off (the gate's factor is 1.15).
-OFF_BY = 0.10
 
 
 def calls_per_window(call: Callable[[], object], window: float) -> int:
@@ -49,26 +47,6 @@ def window_median(call: Callable[[], object], count: int) -> float:
         call()
         times.append(time.perf_counter() - begun)
     return statistics.median(times)
-
-
-def spread(medians: list[float]) -> dict:
-    """The windows' medians relative to their median: 5th and 95th percentiles (nearest
-    rank), extremes, and the share more than ``OFF_BY`` away."""
-    middle = statistics.median(medians)
-    relative = sorted(value / middle for value in medians)
-
-    def rank(share: float) -> float:
-        return relative[max(0, math.ceil(share * len(relative)) - 1)]
-
-    return {
-        "windows": len(medians),
-        "median_ms": middle * 1e3,
-        "p5": rank(0.05),
-        "p95": rank(0.95),
-        "min": relative[0],
-        "max": relative[-1],
-        "share_off": sum(abs(value - 1) > OFF_BY for value in relative) / len(relative),
-    }
 
 
 def measure(seconds: float, window: float) -> dict:
@@ -94,7 +72,7 @@ def measure(seconds: float, window: float) -> dict:
         "seconds": seconds,
         "window": window,
         "threads": Controls().threads,
-        "ops": {name: spread(values) for name, values in series.items()},
+        "ops": {name: window_spread(values) for name, values in series.items()},
         "series_ms": {name: [value * 1e3 for value in values] for name, values in series.items()},
     }
 
