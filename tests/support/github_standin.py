@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 REPOSITORY = "tensorops/tensorops"
 TOKEN = "standin-token"
+# Who the token is, as GitHub shows the author of what a workflow's token writes.
+BOT = {"login": "github-actions[bot]", "type": "Bot"}
 
 
 @dataclass
@@ -44,6 +46,21 @@ class GitHubStandIn:
             **extra,
         }
 
+    def label(self, name: str) -> dict | None:
+        """A label by name, as GitHub matches them: whatever the case."""
+        return next((v for k, v in self.labels.items() if k.lower() == name.lower()), None)
+
+    def comment_by(self, number: int, login: str, body: str) -> int:
+        """A comment on issue or PR ``number`` written by someone else."""
+        comment_id = 1000 + len(self.comments)
+        self.comments[comment_id] = {
+            "id": comment_id,
+            "body": body,
+            "issue": number,
+            "user": {"login": login, "type": "User"},
+        }
+        return comment_id
+
     def calls(self, method: str, pattern: str) -> list[Recorded]:
         return [r for r in self.requests if r.method == method and re.fullmatch(pattern, r.path)]
 
@@ -57,6 +74,8 @@ class GitHubStandIn:
         if method == "GET" and route == "/labels":
             return 200, self.page(list(self.labels.values()), query)
         if method == "POST" and route == "/labels":
+            if self.label(body["name"]) is not None:  # names are unique whatever the case
+                return 422, {"message": "Validation Failed", "errors": [{"code": "already_exists"}]}
             self.labels[body["name"]] = dict(body)
             return 201, body
         if method == "GET" and route == "/issues":
@@ -66,18 +85,19 @@ class GitHubStandIn:
                 issue
                 for issue in self.issues.values()
                 if (state == "all" or issue["state"] == state)
-                and (not wanted or wanted in [label["name"] for label in issue["labels"]])
+                and (not wanted or wanted.lower() in [lb["name"].lower() for lb in issue["labels"]])
             ]
             return 200, self.page(found, query)
         if method == "POST" and route == "/issues":
             number = len(self.issues) + len(self.pulls) + 1
-            labels = [{"name": name} for name in body.get("labels", [])]
+            labels = [self.label(name) or {"name": name} for name in body.get("labels", [])]
             self.issues[number] = {
                 "number": number,
                 "title": body["title"],
                 "body": body.get("body", ""),
                 "state": "open",
-                "labels": labels,
+                "labels": [{"name": label["name"]} for label in labels],
+                "user": dict(BOT),
             }
             return 201, self.issues[number]
         if matched := re.fullmatch(r"/issues/(\d+)", route):
@@ -97,6 +117,7 @@ class GitHubStandIn:
                     "id": comment_id,
                     "body": body["body"],
                     "issue": number,
+                    "user": dict(BOT),
                 }
                 return 201, self.comments[comment_id]
             mine = [c for c in self.comments.values() if c["issue"] == number]
@@ -105,6 +126,8 @@ class GitHubStandIn:
             comment = self.comments.get(int(matched.group(1)))
             if comment is None:
                 return 404, {"message": "Not Found"}
+            if comment.get("user", BOT) != BOT:  # a workflow's token edits its own only
+                return 403, {"message": "Resource not accessible by integration"}
             comment["body"] = body["body"]
             return 200, comment
         if method == "GET" and (matched := re.fullmatch(r"/pulls/(\d+)", route)):

@@ -15,84 +15,24 @@ from pathlib import Path
 import pytest
 
 from tests.support import REPO_ROOT
-from tests.support.project_repo import ProjectRepo, isolated_env
+from tests.support.results_world import (
+    BRANCH,
+    World,
+    make_outbox,
+    new_result,
+    nightly,
+    refused,
+    results_tree,
+)
 from tools._lib import results_branch
 from tools._lib.cli import ExternalFailure
 from tools._lib.machines import describe_machine
-from tools._lib.outbox import Outbox
 from tools._lib.results_branch import ResultsBranch
-
-BRANCH = "asv-results"
-
-
-def results_tree(machine: str = "m1", **overrides: str) -> dict[str, str]:
-    described = {**describe_machine(machine), "version": 1, **overrides}
-    return {
-        "benchmarks.json": json.dumps({"version": 2}),
-        f"{machine}/machine.json": json.dumps(described),
-        f"{machine}/aaaaaaaa-env.json": json.dumps({"commit_hash": "a" * 40}),
-    }
-
-
-class World:
-    """A bare remote whose results branch holds ``results_tree()``, and a checkout of the
-    project (its tools) cloned from it."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.env = isolated_env(root / "home")
-        self.remote = root / "remote.git"
-        subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(self.remote)], check=True)
-        seed = ProjectRepo(root / "seed", self.env)
-        seed.path.mkdir()
-        seed.git("init", "-q", "-b", BRANCH)
-        self.write(seed, results_tree())
-        seed.commit("results")
-        seed.git("push", "-q", str(self.remote), BRANCH)
-        self.seed = seed
-        self.repo = self.clone("repo")
-
-    def clone(self, name: str) -> ProjectRepo:
-        repo = ProjectRepo(self.root / name, self.env)
-        subprocess.run(["git", "clone", "-q", str(self.remote), str(repo.path)], check=True)
-        for tool in ("tools", "benchmarks", "src"):
-            (repo.path / tool).symlink_to(REPO_ROOT / tool)
-        (repo.path / ".git" / "info" / "exclude").write_text("tools\nbenchmarks\nsrc\n.asv\n")
-        repo.git("commit", "-q", "--allow-empty", "-m", "main")
-        repo.git("push", "-q", "origin", "HEAD:refs/heads/main")
-        return repo
-
-    @staticmethod
-    def write(repo: ProjectRepo, files: dict[str, str]) -> None:
-        for name, text in files.items():
-            (repo.path / name).parent.mkdir(parents=True, exist_ok=True)
-            (repo.path / name).write_text(text)
-
-    def tip(self) -> str:
-        return subprocess.run(
-            ["git", "--git-dir", str(self.remote), "rev-parse", BRANCH],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-
-    def force_push(self, commit: str) -> None:
-        self.seed.git("push", "-q", "--force", str(self.remote), f"{commit}:refs/heads/{BRANCH}")
 
 
 @pytest.fixture
 def world(tmp_path) -> World:
     return World(tmp_path)
-
-
-def refused(done, *words: str) -> None:
-    assert done.returncode == 4, done.stdout + done.stderr
-    (line,) = done.stderr.strip().splitlines()
-    assert all(word in line for word in words), line
-
-
-def nightly(repo: ProjectRepo):
-    return repo.tool("nightly", "--machine", "m1", timeout=300)
 
 
 def test_a_rewound_branch_is_refused(world):
@@ -125,23 +65,12 @@ def test_a_branch_that_is_no_results_tree_is_refused(world):
 
 
 def test_a_machine_name_of_other_hardware_is_refused(world):
-    world.write(world.seed, results_tree(cpu="Another CPU", num_cpu="64"))
+    world.write(world.seed, results_tree(arch="aarch64", num_cpu="64"))
     world.seed.commit("another box under the same name")
     world.seed.git("push", "-q", str(world.remote), BRANCH)
     tip = world.tip()
-    refused(nightly(world.repo), "'m1' already stands for other hardware", "Another CPU")
+    refused(nightly(world.repo), "'m1' already stands for other hardware", "num_cpu '64'")
     assert world.tip() == tip
-
-
-def make_outbox(world: World, base: str, files: dict[str, str]) -> Path:
-    outbox = Outbox(world.root / "outbox")
-    outbox.start("m1", base)
-    outbox.add({name: text.encode() for name, text in files.items()})
-    return outbox.path
-
-
-def new_result(commit: str = "c" * 40) -> dict[str, str]:
-    return {f"m1/{commit[:8]}-env.json": json.dumps({"commit_hash": commit})}
 
 
 def test_an_outbox_is_pushed_once_onto_the_history_it_started_from(world):
@@ -176,7 +105,7 @@ def test_an_outbox_cannot_write_outside_the_results_tree(world):
 
 
 def test_an_outbox_of_other_hardware_under_a_known_name_is_refused(world):
-    described = {**describe_machine("m1"), "cpu": "Another CPU", "version": 1}
+    described = {**describe_machine("m1"), "num_cpu": "64", "version": 1}
     box = make_outbox(
         world, world.tip(), {**new_result(), "m1/machine.json": json.dumps(described)}
     )
