@@ -51,30 +51,42 @@ def read_report(path: Path) -> list[dict]:
     return regressions
 
 
-def ensure_label(github: GitHub) -> None:
-    labels = {label["name"] for label in github.all_pages("/labels")}
-    if LABEL not in labels:
-        github.call(
-            "POST",
-            "/labels",
-            {"name": LABEL, "color": LABEL_COLOR, "description": "Found by the nightly benchmarks"},
-        )
+def ensure_label(github: GitHub) -> str:
+    """The label's name as the repository has it: GitHub's label names are one whatever
+    their case, so one made by hand as "Performance-Regression" is the label."""
+    for label in github.all_pages("/labels"):
+        if label["name"].lower() == LABEL.lower():
+            return label["name"]
+    github.call(
+        "POST",
+        "/labels",
+        {"name": LABEL, "color": LABEL_COLOR, "description": "Found by the nightly benchmarks"},
+    )
+    return LABEL
 
 
-def filed_issues(github: GitHub) -> dict[str, dict]:
+def key_of(body: str) -> str | None:
+    """The key an issue this tool filed carries: its marker is the body's last line (a
+    marker anywhere else came with the text, and says nothing)."""
+    lines = body.rstrip().splitlines()
+    found = MARKER.fullmatch(lines[-1].strip()) if lines else None
+    return found.group(1) if found else None
+
+
+def filed_issues(github: GitHub, label: str) -> dict[str, dict]:
     """The issues this tool filed, open and closed, by the key in their marker."""
     filed = {}
-    for issue in github.all_pages("/issues", labels=LABEL, state="all"):
-        found = MARKER.search(issue.get("body") or "")
-        if found and "pull_request" not in issue:
-            filed[found.group(1)] = issue
+    for issue in github.all_pages("/issues", labels=label, state="all"):
+        key = key_of(issue.get("body") or "")
+        if key and "pull_request" not in issue:
+            filed.setdefault(key, issue)
     return filed
 
 
 def file_all(github: GitHub, regressions: list[dict]) -> list[str]:
     """Bring GitHub in line with the reports; what was done, a line each."""
-    ensure_label(github)
-    filed = filed_issues(github)
+    label = ensure_label(github)
+    filed = filed_issues(github, label)
     done = []
     for regression in regressions:
         key, issue = regression["key"], filed.get(regression["key"])
@@ -84,7 +96,7 @@ def file_all(github: GitHub, regressions: list[dict]) -> list[str]:
                 made = github.call(
                     "POST",
                     "/issues",
-                    {"title": regression["title"], "body": body, "labels": [LABEL]},
+                    {"title": regression["title"], "body": body, "labels": [label]},
                 )
                 done.append(f"filed #{made['number']}: {regression['title']}")
             elif (issue["title"], issue.get("body")) != (regression["title"], body):

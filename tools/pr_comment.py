@@ -26,6 +26,9 @@ from tools._lib.cli import ArgumentParser, BadInput, run_main
 from tools._lib.github import GitHub
 
 MARKER = "<!-- tensorops-pr-gate -->"
+# Who a workflow's token writes as: only a comment of its own is the gate's to edit (anyone
+# can write the marker into a comment of theirs).
+BOT_LOGIN = "github-actions[bot]"
 # GitHub refuses comment bodies over 65536 characters.
 MAX_BODY = 65_000
 
@@ -38,7 +41,7 @@ def read_artifact(folder: Path, run_head_sha: str) -> tuple[int, str]:
     try:
         described = json.loads((folder / "pr.json").read_text())
         summary = (folder / "summary.md").read_text(errors="replace")
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BadInput(f"{folder} is not the gate's artifact: {error}") from None
     number = described.get("number") if isinstance(described, dict) else None
     if isinstance(number, str) and number.isdigit():
@@ -61,7 +64,8 @@ def post(github: GitHub, number: int, run_head_sha: str, body: str) -> str:
     if pull.get("head", {}).get("sha") != run_head_sha:
         raise BadInput(f"pull request #{number} is not at the run's commit {run_head_sha[:12]}")
     for comment in github.all_pages(f"/issues/{number}/comments"):
-        if MARKER in (comment.get("body") or ""):
+        mine = (comment.get("user") or {}).get("login") == BOT_LOGIN
+        if mine and (comment.get("body") or "").startswith(MARKER):
             github.call("PATCH", f"/issues/comments/{comment['id']}", {"body": body})
             return f"edited the comment on #{number}"
     github.call("POST", f"/issues/{number}/comments", {"body": body})

@@ -5,9 +5,11 @@
 This is the only step of the nightly that holds a token that can write: in Actions it runs
 in its own job, after the benchmarking job, with the standard library and git alone (no
 installed package, no benchmarked commit's code), and the token reaches git through the
-environment for its own commands only. An outbox is untrusted data: only results-tree
-paths are written, and nothing lands on a branch that was rewound since the run began or
-under a machine name that stands for other hardware there.
+environment for its own commands only. An outbox is untrusted data: only regular files at
+results-tree paths of its own machine, each JSON file of the kind its path says, are
+written; a file the branch changed since the outbox's run began is left as the branch has
+it; nothing lands on a branch that was rewound or under a machine name that stands for
+other hardware there. A refused outbox leaves the others landing, and the status is 4.
 """
 
 from __future__ import annotations
@@ -18,13 +20,39 @@ from pathlib import Path
 from tools._lib.cli import ArgumentParser, BadInput, run_main
 from tools._lib.git import repo_root
 from tools._lib.outbox import Outbox
+from tools._lib.results import is_result_file
 from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.results_tree import machine_of
+
+
+def checked_files(outbox: Outbox) -> dict[str, bytes]:
+    """The outbox's files, each refused unless it is its own machine's (or the shared
+    ``benchmarks.json``) and, where JSON, JSON of the kind its path says."""
+    machine, files = outbox.machine, outbox.files()
+    for name, content in files.items():
+        owner = machine_of(name)
+        if owner not in (None, machine):
+            raise BadInput(f"{outbox.path}: {name} is not of machine {machine}")
+        if name.endswith(".json"):
+            check_json(outbox.path, name, content)
+    return files
+
+
+def check_json(folder: Path, name: str, content: bytes) -> None:
+    try:
+        data = json.loads(content)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        what = "not a result file" if name.count("/") == 1 else "not JSON"
+        raise BadInput(f"{folder}: {name} is {what}: {error}") from None
+    result_file = is_result_file(Path(name)) and not name.startswith("triage/") and "/" in name
+    if result_file and not (isinstance(data, dict) and isinstance(data.get("commit_hash"), str)):
+        raise BadInput(f"{folder}: {name} is not a result file: no commit_hash")
 
 
 def push_outbox(branch: ResultsBranch, outbox: Outbox) -> bool:
     """Land one outbox's files; False when it held nothing new."""
     machine, base = outbox.machine, outbox.base  # bad input unless nightly wrote them
-    files = outbox.files()
+    files = checked_files(outbox)
     if not files:
         print(f"push_results: {outbox.path} holds no results")
         return False
@@ -33,11 +61,10 @@ def push_outbox(branch: ResultsBranch, outbox: Outbox) -> bool:
         branch.check_tip(branch.tip, since=base)
     described = files.get(f"{machine}/machine.json")
     if described is not None:
-        try:
-            branch.check_machine(machine, json.loads(described))
-        except json.JSONDecodeError:
-            raise BadInput(f"{outbox.path}: {machine}/machine.json is not JSON") from None
-    branch.write_files(files)
+        branch.check_machine(machine, json.loads(described))
+    kept = branch.write_files(files, since=base)
+    for name in kept:
+        print(f"push_results: {machine}: kept the branch's newer {name}")
     results = [name for name in files if name.count("/") == 1 and name.endswith(".json")]
     commits = sorted({name.split("/")[1][:8] for name in results if "machine.json" not in name})
     landed = branch.land(f"{machine}: results for {' '.join(commits) or 'its runs'}")
@@ -52,9 +79,17 @@ def main() -> int:
     parser.add_argument("--branch", default=DEFAULT_BRANCH)
     args = parser.parse_args()
     branch = ResultsBranch(repo_root(), args.remote, args.branch)
+    refused = []
     with branch.locked():
-        for path in args.outboxes:
-            push_outbox(branch, Outbox(path))
+        for path in args.outboxes:  # one refused outbox leaves the others' results landing
+            try:
+                push_outbox(branch, Outbox(path))
+            except BadInput as error:
+                refused.append(str(error))
+    if refused:
+        raise BadInput(
+            f"refused {len(refused)} of {len(args.outboxes)} outboxes: " + "; ".join(refused)
+        )
     return 0
 
 

@@ -68,6 +68,16 @@ class ResultsBranch:
         return f"refs/remotes/{self.remote}/{self.branch}"
 
     @property
+    def seen_ref(self) -> str:
+        """The tip the last landing saw, kept on the remote beside the branch: a checkout
+        that never saw the branch (an ephemeral runner) still refuses a rewound one."""
+        return f"refs/tensorops/seen/{self.branch}"
+
+    @property
+    def tracking_seen_ref(self) -> str:
+        return f"refs/tensorops/remote-seen/{self.remote}/{self.branch}"
+
+    @property
     def state_dir(self) -> Path:
         """This checkout's own records, inside its git directory (never pushed)."""
         common = Path(git("rev-parse", "--git-common-dir", cwd=self.repo))
@@ -108,10 +118,20 @@ class ResultsBranch:
         """The remote tip (fetched, unless ``fetch`` is off); None while the branch does
         not exist yet."""
         if self.fetch:
-            if not self.on_remote("ls-remote", "--heads", self.remote, self.branch):
+            heads = self.on_remote("ls-remote", self.remote, f"refs/heads/{self.branch}",
+                                   self.seen_ref)  # fmt: skip
+            if f"refs/heads/{self.branch}" not in heads:
+                if self.seen_ref in heads:
+                    raise BadInput(
+                        f"{self.remote} has no {self.branch} branch any more, though a landing "
+                        f"saw it ({self.seen_ref} is there); restore it, or remove "
+                        f"{self.seen_ref} on {self.remote} to start a new one"
+                    )
                 return None
-            refspec = f"+refs/heads/{self.branch}:{self.tracking_ref}"
-            self.on_remote("fetch", "--quiet", self.remote, refspec)
+            refspecs = [f"+refs/heads/{self.branch}:{self.tracking_ref}"]
+            if self.seen_ref in heads:
+                refspecs.append(f"+{self.seen_ref}:{self.tracking_seen_ref}")
+            self.on_remote("fetch", "--quiet", self.remote, *refspecs)
         found = git(
             "rev-parse", "--verify", "--quiet", self.tracking_ref, cwd=self.repo, check=False
         )
@@ -126,16 +146,30 @@ class ResultsBranch:
     def record_seen(self, commit: str) -> None:
         self.seen_record.write_text(commit + "\n")
 
+    def seen_tips(self, since: str | None) -> list[tuple[str, str]]:
+        """The tips a new tip must contain, each with what to remove to accept one that
+        does not: ``since``, or the one this checkout last saw, and the remote's record."""
+        seen = []
+        if since:
+            seen.append((since, "nothing: the run's own start"))
+        elif self.seen_record.exists():
+            seen.append((self.seen_record.read_text().strip(), str(self.seen_record)))
+        remote = git("rev-parse", "--verify", "--quiet", self.tracking_seen_ref, cwd=self.repo,
+                     check=False)  # fmt: skip
+        if remote:
+            seen.append((remote, f"{self.seen_ref} on {self.remote}"))
+        return seen
+
     def check_tip(self, tip: str, since: str | None = None) -> None:
-        """Refuse a tip that rewrote history this checkout saw (or ``since``), or that is
-        not a results tree."""
-        seen = since or (self.seen_record.read_text().strip() if self.seen_record.exists() else "")
-        if seen and seen != tip and not is_ancestor(seen, tip, self.repo):
-            raise BadInput(
-                f"{self.remote} {self.branch} is at {tip[:12]}, which does not contain "
-                f"{seen[:12]}, the tip this checkout last saw: the branch was rewound or "
-                f"replaced; restore it, or remove {self.seen_record} to accept the new history"
-            )
+        """Refuse a tip that rewrote history this checkout, the remote's record (or
+        ``since``) saw, or that is not a results tree."""
+        for seen, record in self.seen_tips(since):
+            if seen and seen != tip and not is_ancestor(seen, tip, self.repo):
+                raise BadInput(
+                    f"{self.remote} {self.branch} is at {tip[:12]}, which does not contain "
+                    f"{seen[:12]}, a tip seen before: the branch was rewound or replaced; "
+                    f"restore it, or remove {record} to accept the new history"
+                )
         names = git("ls-tree", "-r", "--name-only", tip, cwd=self.repo).splitlines()
         strangers = [name for name in names if not RESULTS_TREE.match(name)]
         machines = {name.split("/")[0] for name in names if "/" in name} - {"triage"}
@@ -269,7 +303,15 @@ class ResultsBranch:
         error = ""
         for attempt in range(attempts):
             pushed = subprocess.run(
-                ["git", "push", "--quiet", self.remote, f"HEAD:refs/heads/{self.branch}"],
+                [
+                    "git",
+                    "push",
+                    "--quiet",
+                    "--atomic",
+                    self.remote,
+                    f"HEAD:refs/heads/{self.branch}",
+                    f"HEAD:{self.seen_ref}",
+                ],
                 cwd=self.worktree,
                 capture_output=True,
                 text=True,
@@ -303,12 +345,32 @@ class ResultsBranch:
         self.write_files(files)
         self.commit(message)
 
-    def write_files(self, files: dict[str, bytes]) -> None:
+    def at(self, commit: str, name: str) -> bytes | None:
+        """A file's content at ``commit`` of the branch; None where it is not there."""
+        done = subprocess.run(["git", "show", f"{commit}:{name}"], cwd=self.repo,
+                              capture_output=True)  # fmt: skip
+        return done.stdout if done.returncode == 0 else None
+
+    def write_files(self, files: dict[str, bytes], since: str = "") -> list[str]:
         """Write ``files`` into the worktree; ``benchmarks.json`` is merged with the one
-        there, so machines that ran different benchmarks all keep their descriptions."""
+        there, so machines that ran different benchmarks all keep their descriptions. With
+        ``since`` (the commit a run started from), a file the branch changed after it is
+        newer than the run's: it is kept (``benchmarks.json``: merged, the branch's
+        winning), and its name returned."""
+        kept = []
         for name, content in files.items():
             check_path(name)
             target = self.worktree / name
+            newer = bool(since) and target.exists() and self.at(since, name) != target.read_bytes()
+            if newer and name != "benchmarks.json":
+                kept.append(name)
+                continue
             if name == "benchmarks.json" and target.exists():
-                content = merge_benchmarks(target.read_bytes(), content)
+                theirs = target.read_bytes()
+                content = (
+                    merge_benchmarks(content, theirs)
+                    if newer
+                    else merge_benchmarks(theirs, content)
+                )
             write_atomically(target, content)
+        return kept
