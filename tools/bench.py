@@ -67,7 +67,7 @@ def run(repo: Path, machine: str, regex: str, asv_args: list[str]) -> int:
     return done.returncode
 
 
-def main() -> int:
+def parse():
     parser = ArgumentParser(
         description=__doc__.split("\n\n")[0],
         epilog="Arguments after -- go to asv run, e.g. -- --show-stderr",
@@ -79,33 +79,36 @@ def main() -> int:
         help="which rows (default nightly: the pr and nightly rows)",
     )
     parser.set_defaults(asv_args=[])
-    args = parser.parse_args()
-    repo, machine = repo_root(), platform.node() or "this-machine"
-    head = git("rev-parse", "--short", "HEAD", cwd=repo)
-    timed, counted = selections(repo, args.tier, args.asv_args)
-    print(
-        f"bench: benchmarking HEAD ({head}) on machine {machine!r}, tier {args.tier!r}"
-        + (
-            " (the pr and nightly rows, counts included; --tier weekly or --tier all for the rest)"
-            if args.tier == "nightly"
-            else ""
-        ),
-        flush=True,
+    return parser.parse_args()
+
+
+def announce(head: str, machine: str, tier: str) -> None:
+    rest = (
+        " (the pr and nightly rows, counts included; --tier weekly or --tier all for the rest)"
+        if tier == "nightly"
+        else ""
     )
+    print(
+        f"bench: benchmarking HEAD ({head}) on machine {machine!r}, tier {tier!r}{rest}", flush=True
+    )
+
+
+def main() -> int:
+    args = parse()
+    repo, machine = repo_root(), platform.node() or "this-machine"
+    timed, counted = selections(repo, args.tier, args.asv_args)
+    announce(git("rev-parse", "--short", "HEAD", cwd=repo), machine, args.tier)
     register_machine(machine)
     begun = phase(1, "environment", "asv's virtualenv in .asv/env (built on first use)")
     ensure_environment(repo)
-    begun = phase(
-        2, "benchmarks", f"asv run of the rows (environment: {time.monotonic() - begun:.0f} s)"
-    )
+    spent = time.monotonic() - begun
+    begun = phase(2, "benchmarks", f"asv run of the rows (environment: {spent:.0f} s)")
     failed = run(repo, machine, timed, args.asv_args) == 2
     counts = (
         "one valgrind process"
         if shutil.which("valgrind")
-        else (
-            "valgrind is not installed, so the count rows show n/a (tools/dev.sh setup installs it "
-            "where it can)"
-        )
+        else "valgrind is not installed, so the count rows show n/a (tools/dev.sh setup "
+        "installs it where it can)"
     )
     begun = phase(3, "counts", f"{counts} (benchmarks: {time.monotonic() - begun:.0f} s)")
     failed |= run(repo, machine, counted, args.asv_args) == 2

@@ -55,16 +55,11 @@ def prepare(
     warm_up_calls: int | None = None,
     cold: bool = False,
 ) -> Prepared:
-    """Resolve ``op``/``variant``, build seeded inputs on ``device`` and warm up.
-
-    With ``backward``, one call is a training step's forward and backward
-    (:func:`with_backward`). With ``cold``, the calls take copies of the inputs in turn,
-    enough that none finds its inputs in the device's last-level cache (:mod:`.cold`).
-    ``warm_up_calls`` fixes the warm-up's length: an instruction
-    count must not depend on how long calls took. Every reason the case cannot run here
-    (no such device, a variant that does not exist at this commit, a dtype or layout the
-    variant does not support, device out of memory) becomes asv's skip, a
-    NotImplementedError saying why.
+    """Resolve ``op``/``variant``, build seeded inputs on ``device`` and warm up
+    (:func:`bound_call`; ``warm_up_calls`` fixes the warm-up's length, which an instruction
+    count must not take from how long calls took). Every reason the case cannot run here
+    (no such device, a variant missing at this commit, a dtype or layout it does not
+    support, device out of memory) becomes asv's skip, a NotImplementedError saying why.
     """
     target = get_device(device)
     case_type, get_variant = _tensorops_api()
@@ -74,14 +69,7 @@ def prepare(
         case = case_type(
             op, shape, dtype=dtype, device=target.tensor_device, layout=layout, seed=seed
         )
-        inputs = case.inputs()
-        copies = [inputs]
-        if cold:
-            needed = copies_needed(target.last_level_cache_bytes(), input_bytes(inputs))
-            copies += [copy_inputs(inputs, case.inputs) for _ in range(needed - 1)]
-        call = in_turn(
-            [with_backward(chosen.bind, c, seed) if backward else chosen.bind(c) for c in copies]
-        )
+        call = bound_call(chosen, case, target, seed, backward, cold)
         if warm_up_calls is None:
             calls = warm_up(call, target.synchronize)
         else:
@@ -101,6 +89,21 @@ def prepare(
         target.release_memory()
         raise NotImplementedError(f"out of memory on {device} for {op}/{variant} {shape} {dtype}")
     return Prepared(case, call, target, calls)
+
+
+def bound_call(chosen, case, target: Device, seed: int, backward: bool, cold: bool) -> Callable:
+    """The case's zero-argument call on its seeded inputs: with ``backward`` a training
+    step's forward and backward (:func:`with_backward`); with ``cold``, over copies of the
+    inputs taken in turn, enough that none is found in the device's last-level cache
+    (:mod:`.cold`)."""
+    inputs = case.inputs()
+    copies = [inputs]
+    if cold:
+        needed = copies_needed(target.last_level_cache_bytes(), input_bytes(inputs))
+        copies += [copy_inputs(inputs, case.inputs) for _ in range(needed - 1)]
+    return in_turn(
+        [with_backward(chosen.bind, c, seed) if backward else chosen.bind(c) for c in copies]
+    )
 
 
 @functools.lru_cache(maxsize=1)

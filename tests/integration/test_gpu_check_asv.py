@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.studies import gpu_check
+from tools._lib import asv_check
 
 CPU_ROWS = [
     r"^bench_matmul\.MatMul\.time_matmul\('cpu', 'float32', \(512, 512, 512\), 'mm'\)$",
@@ -15,7 +15,7 @@ CPU_ROWS = [
 
 @pytest.mark.timeout(600)
 def test_the_asv_check_runs_end_to_end_on_cpu_rows():
-    result = gpu_check.check_asv(selection=CPU_ROWS)
+    result = asv_check.check_asv(selection=CPU_ROWS)
     assert [row["launch_method"] for row in result["rows"]] == ["spawn", "forkserver"]
     for row in result["rows"]:
         assert row["exit"] == 0, row["log_tail"]

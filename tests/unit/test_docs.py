@@ -173,3 +173,25 @@ def test_no_comment_carries_a_date_an_issue_number_or_a_run():
         if diary.search(text)
     ]
     assert found == []
+
+
+def test_no_command_imports_another():
+    """The commands a workflow or a person runs (tools/*.py, tools/studies/*.py, with the
+    harness's programs asv and the tools start) import the private library, never each
+    other."""
+    programs = [
+        *(REPO_ROOT / "tools").glob("*.py"),
+        *(REPO_ROOT / "tools" / "studies").glob("*.py"),
+    ]
+    commands = {f"tools.{p.stem}" for p in programs if p.parent.name == "tools"} | {
+        f"tools.studies.{p.stem}" for p in programs if p.parent.name == "studies"
+    }
+    commands -= {"tools.__init__", "tools.studies.__init__"}
+    crossing = []
+    for path in programs:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            crossing += [f"{path.name}: {n}" for n in names if n in commands]
+    assert len(commands) > 20 and crossing == []

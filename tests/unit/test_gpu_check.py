@@ -12,12 +12,13 @@ import pytest
 import torch
 
 from tests.support import REPO_ROOT
+from tools._lib import asv_check
 from tools.studies import gpu_check
 
 
 def test_the_asv_check_fails_when_a_row_is_not_measured():
     # The CUDA rows of a CPU machine are skips (NaN): not "measured", so not a pass.
-    result = gpu_check.check_asv(
+    result = asv_check.check_asv(
         launch_methods=("forkserver",),
         selection=[r"^bench_creation\.Zeros\.time_zeros\('cuda', .*'on_device'\)$"],
     )

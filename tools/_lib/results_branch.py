@@ -18,22 +18,19 @@ What it guards:
 from __future__ import annotations
 
 import base64
-import contextlib
-import fcntl
-import json
 import os
 import re
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools._lib.cli import BadInput, ExternalFailure, one_line
-from tools._lib.git import git, is_ancestor
+from tools._lib.git import git
 from tools._lib.outbox import Outbox, write_atomically
 from tools._lib.results import RESULTS_DIR
-from tools._lib.results_tree import RESULTS_TREE, check_path, hardware_differences, merge_benchmarks
+from tools._lib.results_guard import Guard
+from tools._lib.results_tree import check_path, merge_benchmarks
 
 DEFAULT_BRANCH = "asv-results"
 # Overridden by GIT_AUTHOR_* / GIT_COMMITTER_* in the environment when those are set.
@@ -49,7 +46,7 @@ REJECTED = re.compile(r"\[rejected\]|non-fast-forward|fetch first|failed to upda
 
 
 @dataclass
-class ResultsBranch:
+class ResultsBranch(Guard):
     repo: Path
     remote: str = "origin"
     branch: str = DEFAULT_BRANCH
@@ -118,8 +115,9 @@ class ResultsBranch:
         """The remote tip (fetched, unless ``fetch`` is off); None while the branch does
         not exist yet."""
         if self.fetch:
-            heads = self.on_remote("ls-remote", self.remote, f"refs/heads/{self.branch}",
-                                   self.seen_ref)  # fmt: skip
+            heads = self.on_remote(
+                "ls-remote", self.remote, f"refs/heads/{self.branch}", self.seen_ref
+            )
             if f"refs/heads/{self.branch}" not in heads:
                 if self.seen_ref in heads:
                     raise BadInput(
@@ -137,88 +135,7 @@ class ResultsBranch:
         )
         return found or None
 
-    # ------------------------------------------------------------ integrity
-
-    @property
-    def seen_record(self) -> Path:
-        return self.state_dir / f"seen-{self.remote}-{self.branch}"
-
-    def record_seen(self, commit: str) -> None:
-        self.seen_record.write_text(commit + "\n")
-
-    def seen_tips(self, since: str | None) -> list[tuple[str, str]]:
-        """The tips a new tip must contain, each with what to remove to accept one that
-        does not: ``since``, or the one this checkout last saw, and the remote's record."""
-        seen = []
-        if since:
-            seen.append((since, "nothing: the run's own start"))
-        elif self.seen_record.exists():
-            seen.append((self.seen_record.read_text().strip(), str(self.seen_record)))
-        remote = git("rev-parse", "--verify", "--quiet", self.tracking_seen_ref, cwd=self.repo,
-                     check=False)  # fmt: skip
-        if remote:
-            seen.append((remote, f"{self.seen_ref} on {self.remote}"))
-        return seen
-
-    def check_tip(self, tip: str, since: str | None = None) -> None:
-        """Refuse a tip that rewrote history this checkout, the remote's record (or
-        ``since``) saw, or that is not a results tree."""
-        for seen, record in self.seen_tips(since):
-            if seen and seen != tip and not is_ancestor(seen, tip, self.repo):
-                raise BadInput(
-                    f"{self.remote} {self.branch} is at {tip[:12]}, which does not contain "
-                    f"{seen[:12]}, a tip seen before: the branch was rewound or replaced; "
-                    f"restore it, or remove {record} to accept the new history"
-                )
-        names = git("ls-tree", "-r", "--name-only", tip, cwd=self.repo).splitlines()
-        strangers = [name for name in names if not RESULTS_TREE.match(name)]
-        machines = {name.split("/")[0] for name in names if "/" in name} - {"triage"}
-        unnamed = [m for m in sorted(machines) if f"{m}/machine.json" not in names]
-        if strangers or unnamed:
-            what = strangers[:3] or [f"{unnamed[0]}/ without machine.json"]
-            raise BadInput(
-                f"{self.remote} {self.branch} at {tip[:12]} is not a results tree (it holds "
-                f"{', '.join(what)}); refusing to add results to it"
-            )
-
-    def check_machine(self, machine: str, described: dict) -> None:
-        """Refuse to file results under a machine name that stands for other hardware."""
-        stored_path = self.worktree / machine / "machine.json"
-        if not stored_path.exists():
-            return
-        differ = hardware_differences(json.loads(stored_path.read_text()), described)
-        if differ:
-            raise BadInput(
-                f"machine name {machine!r} already stands for other hardware on "
-                f"{self.branch} ({'; '.join(differ)}); give this machine its own --machine"
-            )
-
     # ------------------------------------------------------------ the worktree
-
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """One run per checkout; git's lock files a killed run left are cleared."""
-        with open(self.state_dir / "lock", "w") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise BadInput(
-                    f"another run holds {self.state_dir / 'lock'}; wait for it to finish"
-                ) from None
-            self._clear_stale_git_locks()
-            yield
-
-    def _clear_stale_git_locks(self) -> None:
-        candidates = [self.state_dir.parent / f"{self.tracking_ref}.lock"]
-        if self.worktree.exists():
-            gitdir = self.in_worktree("rev-parse", "--git-dir", check=False)
-            if gitdir:
-                folder = (self.worktree / gitdir).resolve()
-                candidates += [folder / "index.lock", folder / "HEAD.lock"]
-        for stale in candidates:
-            if stale.exists():
-                stale.unlink()
-                print(f"results: removed {stale}, left by a run that was killed")
 
     def _empty_root(self) -> str:
         empty_tree = git("hash-object", "-t", "tree", "-w", "/dev/null", cwd=self.repo)
@@ -347,8 +264,9 @@ class ResultsBranch:
 
     def at(self, commit: str, name: str) -> bytes | None:
         """A file's content at ``commit`` of the branch; None where it is not there."""
-        done = subprocess.run(["git", "show", f"{commit}:{name}"], cwd=self.repo,
-                              capture_output=True)  # fmt: skip
+        done = subprocess.run(
+            ["git", "show", f"{commit}:{name}"], cwd=self.repo, capture_output=True
+        )
         return done.stdout if done.returncode == 0 else None
 
     def write_files(self, files: dict[str, bytes], since: str = "") -> list[str]:

@@ -60,11 +60,22 @@ def main() -> int:
     started = time.time() + 5  # both sides import torch first
     with noise(args.noise, 0, args.seconds + 30):
         processes = [
-            subprocess.Popen([sys.executable, "-m", "tools.studies.duet", "side", str(core),
-                              str(started), str(args.seconds), str(args.window)],
-                             stdout=subprocess.PIPE, text=True)
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "tools.studies.duet",
+                    "side",
+                    str(core),
+                    str(started),
+                    str(args.seconds),
+                    str(args.window),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             for core in cores[:2]
-        ]  # fmt: skip
+        ]
         first, second = (json.loads(p.communicate()[0]) for p in processes)
     ratios = [b / a for a, b in zip(first, second, strict=True) if a == a and b == b]
     result = {

@@ -1,0 +1,102 @@
+"""What the results branch refuses, kept apart from how it lands results: a tip that does not
+contain one seen before (this checkout's record, and the remote's own, so an ephemeral
+runner that never saw the branch refuses a rewound one too), a tree that is not a results
+tree, a machine name that stands for another machine, and a second run in one checkout
+(git's own lock files a killed run left are cleared)."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from tools._lib.cli import BadInput
+from tools._lib.git import git, is_ancestor
+from tools._lib.results_tree import RESULTS_TREE, hardware_differences
+
+
+class Guard:
+    """The checks of a ``ResultsBranch`` (which provides ``repo``, ``remote``, ``branch``,
+    ``worktree``, ``state_dir``, the seen refs and ``in_worktree``)."""
+
+    @property
+    def seen_record(self) -> Path:
+        return self.state_dir / f"seen-{self.remote}-{self.branch}"
+
+    def record_seen(self, commit: str) -> None:
+        self.seen_record.write_text(commit + "\n")
+
+    def seen_tips(self, since: str | None) -> list[tuple[str, str]]:
+        """The tips a new tip must contain, each with what to remove to accept one that
+        does not: ``since``, or the one this checkout last saw, and the remote's record."""
+        seen = []
+        if since:
+            seen.append((since, "nothing: the run's own start"))
+        elif self.seen_record.exists():
+            seen.append((self.seen_record.read_text().strip(), str(self.seen_record)))
+        remote = git(
+            "rev-parse", "--verify", "--quiet", self.tracking_seen_ref, cwd=self.repo, check=False
+        )
+        if remote:
+            seen.append((remote, f"{self.seen_ref} on {self.remote}"))
+        return seen
+
+    def check_tip(self, tip: str, since: str | None = None) -> None:
+        """Refuse a tip that rewrote history this checkout, the remote's record (or
+        ``since``) saw, or that is not a results tree."""
+        for seen, record in self.seen_tips(since):
+            if seen and seen != tip and not is_ancestor(seen, tip, self.repo):
+                raise BadInput(
+                    f"{self.remote} {self.branch} is at {tip[:12]}, which does not contain "
+                    f"{seen[:12]}, a tip seen before: the branch was rewound or replaced; "
+                    f"restore it, or remove {record} to accept the new history"
+                )
+        names = git("ls-tree", "-r", "--name-only", tip, cwd=self.repo).splitlines()
+        strangers = [name for name in names if not RESULTS_TREE.match(name)]
+        machines = {name.split("/")[0] for name in names if "/" in name} - {"triage"}
+        unnamed = [m for m in sorted(machines) if f"{m}/machine.json" not in names]
+        if strangers or unnamed:
+            what = strangers[:3] or [f"{unnamed[0]}/ without machine.json"]
+            raise BadInput(
+                f"{self.remote} {self.branch} at {tip[:12]} is not a results tree (it holds "
+                f"{', '.join(what)}); refusing to add results to it"
+            )
+
+    def check_machine(self, machine: str, described: dict) -> None:
+        """Refuse to file results under a machine name that stands for other hardware."""
+        stored_path = self.worktree / machine / "machine.json"
+        if not stored_path.exists():
+            return
+        differ = hardware_differences(json.loads(stored_path.read_text()), described)
+        if differ:
+            raise BadInput(
+                f"machine name {machine!r} already stands for other hardware on "
+                f"{self.branch} ({'; '.join(differ)}); give this machine its own --machine"
+            )
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """One run per checkout; git's lock files a killed run left are cleared."""
+        with open(self.state_dir / "lock", "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise BadInput(
+                    f"another run holds {self.state_dir / 'lock'}; wait for it to finish"
+                ) from None
+            self._clear_stale_git_locks()
+            yield
+
+    def _clear_stale_git_locks(self) -> None:
+        candidates = [self.state_dir.parent / f"{self.tracking_ref}.lock"]
+        if self.worktree.exists():
+            gitdir = self.in_worktree("rev-parse", "--git-dir", check=False)
+            if gitdir:
+                folder = (self.worktree / gitdir).resolve()
+                candidates += [folder / "index.lock", folder / "HEAD.lock"]
+        for stale in candidates:
+            if stale.exists():
+                stale.unlink()
+                print(f"results: removed {stale}, left by a run that was killed")
