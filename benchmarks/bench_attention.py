@@ -1,7 +1,7 @@
 """Causal attention: naive softmax(QKᵀ/√d)V vs F.scaled_dot_product_attention; forward alone
 and forward plus backward."""
 
-from ._harness import DEVICES, FlopsTracks, OpBenchmark
+from ._harness import DEVICES, FlopsTracks, TrainingStep
 from ._shapes import ATTENTION, attention
 
 
@@ -19,17 +19,10 @@ class CausalAttention(FlopsTracks):
         self.call()
 
 
-class CausalAttentionTraining(OpBenchmark):
-    """Forward and backward, as in a training step (prepare.with_backward)."""
-
+class CausalAttentionTraining(TrainingStep):
     op = "attention"
-    tier = "nightly"
-    backward = True
     params = CausalAttention.params
     param_names = CausalAttention.param_names
-
-    def time_forward_backward(self, device, dtype, shape, variant):
-        self.call()
 
 
 class CausalAttentionSweep(FlopsTracks):

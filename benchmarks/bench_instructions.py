@@ -8,27 +8,9 @@ counts come from one valgrind process (twins.Counted.setup_cache). ``Instruction
 first three counts, kept under their names so their history goes on.
 """
 
-from . import (
-    bench_activation,
-    bench_attention,
-    bench_autocast,
-    bench_compile,
-    bench_conv,
-    bench_creation,
-    bench_elementwise,
-    bench_indexing,
-    bench_linear,
-    bench_loss,
-    bench_matmul,
-    bench_movement,
-    bench_norm,
-    bench_optim,
-    bench_reduction,
-    bench_scan,
-    bench_spatial,
-)
 from ._harness import DEVICES
 from ._harness.callgrind import CountCase
+from ._harness.tiers import suite_modules
 from ._harness.twins import Counted, count_rows, suite_classes, timed_cases, twin_classes
 
 # (op, variant, shape): the first three counts.
@@ -37,25 +19,9 @@ CASES = [
     ("softmax", "functional", (64, 512)),
     ("layer_norm", "functional", (64, 768)),
 ]
-SUITES = [
-    bench_activation,
-    bench_attention,
-    bench_autocast,
-    bench_compile,
-    bench_conv,
-    bench_creation,
-    bench_elementwise,
-    bench_indexing,
-    bench_linear,
-    bench_loss,
-    bench_matmul,
-    bench_movement,
-    bench_norm,
-    bench_optim,
-    bench_reduction,
-    bench_scan,
-    bench_spatial,
-]
+# Every other suite module: its CPU time rows are what the twins count (a module whose
+# classes time nothing on the CPU, as bench_device's, gives none).
+SUITES = [module for module in suite_modules() if module.__name__ != __name__]
 
 
 class Instructions(Counted):

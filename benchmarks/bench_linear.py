@@ -1,7 +1,7 @@
 """Affine layers: F.linear vs matmul plus bias vs addmm, on the NLP shape [32, 512, 768];
 forward alone and forward plus backward."""
 
-from ._harness import DEVICES, FlopsTracks, OpBenchmark
+from ._harness import DEVICES, FlopsTracks, TrainingStep
 from ._shapes import NLP_PROJECTION, projection
 
 
@@ -20,17 +20,10 @@ class Linear(FlopsTracks):
         self.call()
 
 
-class LinearTraining(OpBenchmark):
-    """Forward and backward, as in a training step (prepare.with_backward)."""
-
+class LinearTraining(TrainingStep):
     op = "linear"
-    tier = "nightly"
-    backward = True
     params = [DEVICES, ["float32", "bfloat16"], [NLP_PROJECTION], ["functional", "matmul_bias"]]
     param_names = ["device", "dtype", "shape", "variant"]
-
-    def time_forward_backward(self, device, dtype, shape, variant):
-        self.call()
 
 
 class LinearSweep(FlopsTracks):

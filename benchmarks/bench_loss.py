@@ -1,6 +1,6 @@
 """Losses: cross-entropy as one fused call, as log_softmax then nll_loss, written out."""
 
-from ._harness import DEVICES, OpBenchmark
+from ._harness import DEVICES, OpBenchmark, TrainingStep
 from ._harness.tiers import weekly_grid
 from ._shapes import BERT_MLM_LOGITS
 
@@ -22,17 +22,10 @@ class CrossEntropy(OpBenchmark):
         self.call()
 
 
-class CrossEntropyTraining(OpBenchmark):
-    """Forward and backward, as in a training step (prepare.with_backward)."""
-
+class CrossEntropyTraining(TrainingStep):
     op = "cross_entropy"
-    tier = "nightly"
-    backward = True
     params = CrossEntropy.params
     param_names = CrossEntropy.param_names
-
-    def time_forward_backward(self, device, dtype, shape, variant):
-        self.call()
 
 
 # The low-precision and channels_last rows of the ops above, weekly: the nightly's

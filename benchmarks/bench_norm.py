@@ -1,7 +1,7 @@
 """Normalisation on the NLP shape [32, 512, 768]: manual formulas vs fused kernels;
 forward alone and forward plus backward."""
 
-from ._harness import DEVICES, BandwidthTracks, GbpsTrack, OpBenchmark
+from ._harness import DEVICES, BandwidthTracks, GbpsTrack, OpBenchmark, TrainingStep
 from ._harness.tiers import weekly_grid
 from ._shapes import NLP, RESNET_STAGE1, activations
 
@@ -37,28 +37,14 @@ class RMSNorm(BandwidthTracks):
         self.call()
 
 
-class LayerNormTraining(OpBenchmark):
-    """Forward and backward, as in a training step (prepare.with_backward)."""
-
+class LayerNormTraining(TrainingStep):
     op = "layer_norm"
-    tier = "nightly"
-    backward = True
     params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
-    def time_forward_backward(self, device, dtype, shape, variant):
-        self.call()
 
-
-class RMSNormTraining(OpBenchmark):
-    """Forward and backward, as in a training step (prepare.with_backward)."""
-
+class RMSNormTraining(TrainingStep):
     op = "rms_norm"
-    tier = "nightly"
-    backward = True
     params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
-
-    def time_forward_backward(self, device, dtype, shape, variant):
-        self.call()
 
 
 class BatchNorm2d(OpBenchmark):

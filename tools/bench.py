@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from tools._lib.asv_run import asv, bench_selection, ensure_environment, split_bench_selection
-from tools._lib.cli import ArgumentParser, ExternalFailure, Status, run_main
+from tools._lib.cli import ExternalFailure, Status, command_parser, run_main
 from tools._lib.git import git, repo_root
 from tools._lib.machines import register_machine
 from tools._lib.site import publish
@@ -68,17 +68,13 @@ def run(repo: Path, machine: str, regex: str, asv_args: list[str]) -> int:
 
 
 def parse():
-    parser = ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="Arguments after -- go to asv run, e.g. -- --show-stderr",
-    )
+    parser = command_parser(__doc__, "run")
     parser.add_argument(
         "--tier",
         choices=sorted(TIERS),
         default="nightly",
         help="which rows (default nightly: the pr and nightly rows)",
     )
-    parser.set_defaults(asv_args=[])
     return parser.parse_args()
 
 

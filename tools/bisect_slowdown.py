@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from tools._lib.bisection import asv_find, find_range, locate, resolve_benchmark, verdict
-from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.cli import BadInput, command_parser, run_main
 from tools._lib.comparison import compare, higher_is_better, is_count, row_selection
 from tools._lib.git import repo_root, resolve_commit
 from tools._lib.machines import register_machine
@@ -32,17 +32,13 @@ from tools._lib.summary import append_step_summary
 
 
 def parse():
-    parser = ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="Arguments after -- go to asv find, e.g. -- --show-stderr",
-    )
+    parser = command_parser(__doc__, "find")
     parser.add_argument("good", help="a commit without the slowdown")
     parser.add_argument("bad", help="a later commit with it")
     parser.add_argument("benchmark", help="full benchmark name, or a regex matching one")
     parser.add_argument("--machine", default="bisect", help="asv machine name")
     parser.add_argument("--params", help="regex of the parameter combinations to measure")
     parser.add_argument("--invert", action="store_true", help="look for a speed-up instead")
-    parser.set_defaults(asv_args=[])  # after --
     return parser.parse_args()
 
 

@@ -34,10 +34,10 @@ from pathlib import Path
 
 from tools._lib.asv_run import asv, bench_selection
 from tools._lib.cli import (
-    ArgumentParser,
     BadInput,
     ExternalFailure,
     Status,
+    command_parser,
     machine_name,
     minutes,
     run_main,
@@ -163,10 +163,7 @@ class Night:
 
 
 def main() -> int:
-    parser = ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="Arguments after -- go to asv run, e.g. -- --show-stderr",
-    )
+    parser = command_parser(__doc__, "run")
     parser.add_argument(
         "--machine", required=True, type=machine_name, help="stable machine name, e.g. gha-cpu"
     )
@@ -195,7 +192,6 @@ def main() -> int:
         help="use the results branch the clone already has (no network)",
     )
     parser.add_argument("--site", type=Path, help="publish every machine's results here")
-    parser.set_defaults(asv_args=[])  # after --
     args = parser.parse_args()
     if args.max_commits < 1:
         raise BadInput("--max-commits must be at least 1")

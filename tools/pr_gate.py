@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, BadInput, factor, run_main
+from tools._lib.cli import BadInput, add_judging, command_parser, run_main
 from tools._lib.comparison import is_count
 from tools._lib.explain import grown_functions
 from tools._lib.floors import no_floors, read_floors
@@ -35,22 +35,12 @@ from tools._lib.summary import write_summary
 
 
 def parse():
-    parser = ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="Arguments after -- go to asv continuous, e.g. -- --bench bench_matmul",
-    )
+    parser = command_parser(__doc__, "continuous", "--bench bench_matmul")
     parser.add_argument("base", help="the commit to compare against, e.g. origin/main")
     parser.add_argument("head", help="the commit under test, e.g. HEAD")
-    parser.add_argument(
-        "--factor",
-        type=factor,
-        default=DEFAULT_FACTOR,
-        help=f"the largest threshold a row is judged at (default {DEFAULT_FACTOR})",
-    )
-    parser.add_argument("--floors", type=Path, help="a machine's floors.json (tools.floors)")
+    add_judging(parser, DEFAULT_FACTOR)
     parser.add_argument("--machine", default="pr-gate", help="asv machine name")
     parser.add_argument("--summary-file", type=Path, help="also write the summary here")
-    parser.set_defaults(asv_args=[])  # after --
     return parser.parse_args()
 
 

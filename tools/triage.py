@@ -32,9 +32,18 @@ from tools._lib.git import repo_root
 from tools._lib.investigation import Investigation, report, resolution_of
 from tools._lib.machines import this_host
 from tools._lib.outbox import Outbox
+from tools._lib.record import Finding, Regression
 from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
 from tools._lib.steps import contains, history_steps
 from tools._lib.triage_store import TriageStore
+
+
+def said(record: Regression) -> str:
+    if record.finding == Finding.CONFIRMED:
+        return f"confirmed; guilty {record.guilty[:12]} after {record.builds} builds"
+    if record.finding == Finding.DISMISSED:
+        return f"dismissed ({record.confirmation})"
+    return f"{record.confirmation}; tried again next night"
 
 
 class Triage:
@@ -64,7 +73,8 @@ class Triage:
             try:
                 record = investigation.investigate(step)
             except ToolError as error:  # this step alone waits; the others go on
-                record = investigation.unmeasured(step, str(error))
+                record = Regression(step, Finding.UNMEASURED, f"not measured again: {error}")
+            print(f"triage: {step.label}: {said(record)}")
             store.keep(record, f"{self.args.machine}: triage of {step.label}")
 
     def resolve(self, store: TriageStore, investigation: Investigation) -> None:

@@ -13,7 +13,11 @@
 - :mod:`.measure`: Timer-based seconds, cold compile time, the recompile guard;
 - :mod:`.callgrind`: instruction counts under valgrind;
 - :mod:`.calibration`: this machine's peak matmul and copy, for "% of peak";
-- :mod:`.base` and :mod:`.tracks`: the asv classes the suites subclass or mix in.
+- :mod:`.base` and :mod:`.tracks`: the asv classes the suites subclass or mix in (the
+  tracks, the training step);
+- :mod:`.worker`, :mod:`.manifest` and :mod:`.counter`: the programs the tools and
+  valgrind run (a benchmark process driven block by block, an environment's facts, the
+  counting run).
 
 It lives in ``benchmarks/``, not in the library: asv runs today's benchmarks against old
 commits of tensorops, so nothing the harness needs may come and go with the library's
@@ -27,7 +31,7 @@ from .calibration import forget_calibration
 from .devices import DEVICES, get_device, require_accelerator
 from .measure import cold_compile_seconds
 from .prepare import prepare_once
-from .tracks import BandwidthTracks, DeviceTracks, FlopsTracks, GbpsTrack
+from .tracks import BandwidthTracks, DeviceTracks, FlopsTracks, GbpsTrack, TrainingStep
 
 __all__ = [
     "DEVICES",
@@ -37,6 +41,7 @@ __all__ = [
     "GbpsTrack",
     "OpBenchmark",
     "TF32Switch",
+    "TrainingStep",
     "allocator",
     "cold_compile_seconds",
     "drop_cache",

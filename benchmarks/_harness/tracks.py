@@ -97,6 +97,23 @@ class BandwidthTracks(GbpsTrack):
     track_percent_of_peak.unit = "% of peak"
 
 
+class TrainingStep(OpBenchmark, abc.ABC):
+    """``time_forward_backward``: a forward and a backward from a fixed seeded gradient, as
+    in a training step (prepare.with_backward). A suite subclasses it with ``op``,
+    ``params`` and ``param_names``."""
+
+    tier = "nightly"
+    backward = True
+
+    @property
+    @abc.abstractmethod
+    def op(self) -> str:
+        """The tensorops op; a suite sets it as a class attribute."""
+
+    def time_forward_backward(self, *params: Any) -> None:
+        self.call()
+
+
 class DeviceTracks(_Tracks):
     """Device-side tracks of an op, read from the accelerator itself. A suite subclasses
     it with ``op``, ``params`` and ``param_names`` and nothing else.

@@ -205,7 +205,7 @@ def test_4_a_row_that_cannot_be_measured_again_is_not_taken_as_recovered(monkeyp
     monkeypatch.setattr(investigation, "latest_value", lambda repo, machine, s: looks_back)
     judged = investigation.Investigation(REPO_ROOT, "gpu", "host")
     assert judged.floors == no_floors("host")
-    monkeypatch.setattr(judged, "measured_again", lambda *args: None)  # the row skips here
+    monkeypatch.setattr(investigation, "measured_again", lambda *args: None)  # it skips here
     assert investigation.resolution_of(judged, record) is record
     assert record.state == State.OPEN
 

@@ -13,6 +13,7 @@ on it stands.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import subprocess
@@ -30,8 +31,8 @@ from tools._lib.comparison import (
     row_selection,
     shown,
 )
-from tools._lib.git import first_parent_commits, git, is_ancestor, subject_and_author
-from tools._lib.remeasure import compare_commits
+from tools._lib.git import commit_count, first_parent_commits, git, is_ancestor, subject_and_author
+from tools._lib.remeasure import measure_pair
 from tools._lib.results import RESULTS_DIR
 
 FOUND = re.compile(r"Greatest (?:regression|improvement) found: ([0-9a-f]{7,40})")
@@ -121,12 +122,6 @@ def asv_find(
         raise ExternalFailure(f"asv find named {named[-1]}, the first commit of the range")
     builds = len({match.group(1) for line in lines if (match := FOR_COMMIT.search(line))})
     return Bisection(oldest_first[index], oldest_first[index - 1], builds)
-
-
-def measure_pair(repo: Path, label: str, first: str, second: str) -> Paired | None:
-    """The row at two commits, measured again by alternation; None when it could not be
-    (a side skipped, failed or hung: the log says which)."""
-    return compare_commits(repo, first, second, [label])[label].paired
 
 
 def pair_search(repo: Path, label: str, good: str, bad: str, bar: float):
@@ -226,3 +221,22 @@ def verdict(repo: Path, found: Bisection, label: str, step: Paired | Row | None)
             f"{shown(step.after_value, step.unit)} at {found.guilty[:12]} ({step.slowdown:.2f}x)"
         )
     return "\n".join(lines)
+
+
+def bisected(repo: Path, machine: str, record, whole: Paired | Row):
+    """A confirmed record bisected to its commit when its step spans more than one, with
+    the row measured at that commit."""
+    step = record.step
+    if commit_count(step.good, step.bad, repo) == 1:
+        return record
+    timed = None if is_count(step.unit) else whole
+    found, at = locate(repo, machine, step.label, step.unit, step.good, step.bad, timed)
+    values = (at.before_value, at.after_value) if at is not None else (record.before, record.after)
+    return dataclasses.replace(
+        record,
+        parent=found.parent,
+        guilty=found.guilty,
+        builds=found.builds,
+        before=values[0],
+        after=values[1],
+    )

@@ -120,23 +120,45 @@ def machine_name(text: str) -> str:
     return text
 
 
-def factor(text: str) -> float:
-    """A slowdown factor: a finite number above 1 (nan or inf would let nothing fail)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (math.isfinite(value) and value > 1.0):
-        raise argparse.ArgumentTypeError(f"must be a finite number above 1.0, got {text}")
-    return value
+def number_above(lowest: float, what: str):
+    """An argparse type: a finite number above ``lowest`` (nan or inf would let nothing
+    fail), called ``what`` in the error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not (math.isfinite(value) and value > lowest):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
+        return value
+
+    return parse
 
 
-def minutes(text: str) -> float:
-    """A time budget in minutes: a finite positive number."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number of minutes, got {text}")
-    return value
+# A slowdown factor, and a time budget in minutes.
+factor = number_above(1.0, "a finite number above 1.0")
+minutes = number_above(0.0, "a positive number of minutes")
+
+
+def command_parser(doc: str, asv_command: str = "", example: str = "--show-stderr"):
+    """A command's parser: its docstring's first paragraph, and where the arguments after
+    ``--`` go (``asv_command``: they are collected in ``asv_args``)."""
+    epilog = (
+        f"Arguments after -- go to asv {asv_command}, e.g. -- {example}" if asv_command else None
+    )
+    parser = ArgumentParser(description=doc.split("\n\n")[0], epilog=epilog)
+    if asv_command:
+        parser.set_defaults(asv_args=[])
+    return parser
+
+
+def add_judging(parser: argparse.ArgumentParser, default: float) -> None:
+    """The options a verdict is judged by: the largest threshold, and a machine's floors."""
+    parser.add_argument(
+        "--factor",
+        type=factor,
+        default=default,
+        help=f"the largest threshold a row is judged at (default {default})",
+    )
+    parser.add_argument("--floors", type=Path, help="a machine's floors.json (tools.floors)")

@@ -175,6 +175,14 @@ class Paired:
     after: tuple[float, ...]
     rounds: tuple[int, ...] = ()  # pairs per round (process pair), in order; () one round
 
+    @classmethod
+    def of_rounds(cls, label: str, rounds: list) -> Paired:
+        """One row's rounds (each a process pair's ``before``, ``after`` and ``unit``),
+        pooled."""
+        before = tuple(v for timed in rounds for v in timed.before)
+        after = tuple(v for timed in rounds for v in timed.after)
+        return cls(label, rounds[0].unit, before, after, tuple(len(t.before) for t in rounds))
+
     @property
     def ratios(self) -> list[float]:
         return [after / before for before, after in zip(self.before, self.after, strict=True)]

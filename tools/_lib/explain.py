@@ -7,13 +7,15 @@ functions whose counts grew most (callgrind's dumps, kept per commit by the coun
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import json
 import re
 from pathlib import Path
 
 from benchmarks._names import CALLGRIND_DIR
-from tools._lib.remeasure import profile_at
+from tools._lib.comparison import is_count
+from tools._lib.remeasure import profile_pair
 from tools._lib.text import code
 
 PROFILED_CALLS = 5
@@ -46,8 +48,8 @@ def profile_table(before: dict, after: dict, rows: int = PROFILE_ROWS) -> str:
 
 def explain_time(repo: Path, parent: str, guilty: str, label: str) -> str:
     """The profiler's view of the row at both commits, as Markdown."""
-    before = per_call(profile_at(repo, parent, label, PROFILED_CALLS), PROFILED_CALLS)
-    after = per_call(profile_at(repo, guilty, label, PROFILED_CALLS), PROFILED_CALLS)
+    profiled = profile_pair(repo, parent, guilty, label, PROFILED_CALLS)
+    before, after = (per_call(operators, PROFILED_CALLS) for operators in profiled)
     return (
         f"torch.profiler `key_averages()` of the row's call, {PROFILED_CALLS} calls at each "
         f"commit (`{parent[:12]}` before, `{guilty[:12]}` after), per call:\n\n"
@@ -114,3 +116,16 @@ def grown_functions(repo: Path, before: str, after: str, label: str) -> str:
         *(f"| {c.count:+,.1f} | {code(shortened(c.function))} |" for c in grown),
     ]
     return "\n".join(lines)
+
+
+def explained(repo: Path, record):
+    """A confirmed record with the why of its step: the profiler's operators at both
+    commits, or for a count the functions that grew."""
+    step = record.step
+    if is_count(step.unit):
+        why = grown_functions(repo, record.parent, record.guilty, step.label) or (
+            "callgrind kept no function counts of these commits on this machine."
+        )
+    else:
+        why = explain_time(repo, record.parent, record.guilty, step.label)
+    return dataclasses.replace(record, explanation=why)

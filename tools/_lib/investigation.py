@@ -9,15 +9,14 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools._lib.bisection import locate, measure_pair
-from tools._lib.comparison import Paired, Row, compare, is_count, shown, slowdown
-from tools._lib.explain import explain_time, grown_functions
+from tools._lib.bisection import bisected
+from tools._lib.comparison import slowdown
+from tools._lib.explain import explained
 from tools._lib.floors import FLOORS_FILE, read_floors
-from tools._lib.git import commit_count
 from tools._lib.issue_text import issue_body, issue_title, resolution
-from tools._lib.record import Finding, Regression, State, Step
+from tools._lib.record import Finding, Regression, State, Step, judged
 from tools._lib.results import RESULTS_DIR
-from tools._lib.steps import asv_threshold, config_thresholds, latest_value
+from tools._lib.steps import asv_threshold, config_thresholds, latest_value, measured_again
 
 
 class Investigation:
@@ -41,78 +40,14 @@ class Investigation:
         the history's threshold where the host has none."""
         return self.floors.by_row.get(step.label) or 1 + step.threshold
 
-    def measured_again(self, step: Step, first: str, second: str) -> Paired | Row | None:
-        """The row from ``first`` to ``second``: by alternation, or from the history for a
-        count (deterministic)."""
-        if is_count(step.unit):
-            rows = compare(
-                self.repo / RESULTS_DIR, self.machine, first, second, {step.benchmark: step.unit}
-            )
-            return next((row for row in rows if row.label == step.label), None)
-        return measure_pair(self.repo, step.label, first, second)
-
-    def unmeasured(self, step: Step, why: str) -> Regression:
-        print(f"triage: {step.label}: not measured again ({why}); tried again next night")
-        return Regression(step, Finding.UNMEASURED, f"not measured again: {why}")
-
     def investigate(self, step: Step) -> Regression:
-        """Confirm, bisect and explain one step."""
-        measured = self.measured_again(step, step.good, step.bad)
-        if measured is None:
-            return self.unmeasured(step, "the row gave no result at one of its commits")
-        confirmation = (
-            "an instruction count, deterministic: no second measurement needed"
-            if is_count(step.unit)
-            else f"measured again by alternation: {shown(measured.before_value, step.unit)} -> "
-            f"{shown(measured.after_value, step.unit)} ({measured.slowdown:.2f}x)"
-        )
-        if not measured.slower(self.confirmed_at(step)):
-            print(f"triage: {step.label}: dismissed ({confirmation})")
-            return Regression(step, Finding.DISMISSED, confirmation)
-        record = Regression(
-            step,
-            Finding.CONFIRMED,
-            confirmation,
-            step.good,
-            step.bad,
-            0,
-            measured.before_value,
-            measured.after_value,
-        )
-        if commit_count(step.good, step.bad, self.repo) != 1:
-            record = self.bisected(record, measured)
-        record = dataclasses.replace(record, explanation=self.explained(record))
-        print(
-            f"triage: {step.label}: confirmed; guilty {record.guilty[:12]} after "
-            f"{record.builds} builds"
-        )
-        return record
-
-    def bisected(self, record: Regression, whole: Paired | Row) -> Regression:
-        step = record.step
-        timed = None if is_count(step.unit) else whole
-        found, at = locate(
-            self.repo, self.machine, step.label, step.unit, step.good, step.bad, timed
-        )
-        values = (
-            (at.before_value, at.after_value) if at is not None else (record.before, record.after)
-        )
-        return dataclasses.replace(
-            record,
-            parent=found.parent,
-            guilty=found.guilty,
-            builds=found.builds,
-            before=values[0],
-            after=values[1],
-        )
-
-    def explained(self, record: Regression) -> str:
-        step = record.step
-        if is_count(step.unit):
-            return grown_functions(self.repo, record.parent, record.guilty, step.label) or (
-                "callgrind kept no function counts of these commits on this machine."
-            )
-        return explain_time(self.repo, record.parent, record.guilty, step.label)
+        """Confirm, bisect and explain one step: each stage a room of its own, in turn."""
+        threshold = self.confirmed_at(step)
+        measured = measured_again(self.repo, self.machine, step, step.good, step.bad)
+        record = judged(step, measured, threshold)
+        if record.finding != Finding.CONFIRMED:
+            return record
+        return explained(self.repo, bisected(self.repo, self.machine, record, measured))
 
 
 def resolution_of(investigation: Investigation, record: Regression) -> Regression:
@@ -132,7 +67,7 @@ def resolution_of(investigation: Investigation, record: Regression) -> Regressio
     if not looks_back:
         print(f"triage: {step.label}: still {now:.2f}x at {commit[:12]}")
         return record
-    again = investigation.measured_again(step, record.parent, commit)
+    again = measured_again(investigation.repo, investigation.machine, step, record.parent, commit)
     if again is None:
         print(f"triage: {step.label}: not measured again at {commit[:12]}; stays open")
         return record

@@ -9,7 +9,7 @@ import enum
 from dataclasses import dataclass
 
 from tools._lib.cli import BadInput
-from tools._lib.comparison import row_label, slowdown
+from tools._lib.comparison import is_count, row_label, shown, slowdown
 
 
 class Finding(enum.StrEnum):
@@ -125,3 +125,32 @@ def from_first_format(data: dict) -> Regression:
         return Regression(step, finding, data["confirmation"], state=state, **extra)
     except (KeyError, TypeError, ValueError) as error:
         raise BadInput(f"a triage record that is not one: {error}") from None
+
+
+def judged(step: Step, measured, threshold: float) -> Regression:
+    """The record of a step measured again (``measured``: a ``Paired``, a count's ``Row``,
+    or None when the row gave no value): confirmed when slower than ``threshold``."""
+    if measured is None:
+        return Regression(
+            step,
+            Finding.UNMEASURED,
+            "not measured again: the row gave no result at one of its commits",
+        )
+    confirmation = (
+        "an instruction count, deterministic: no second measurement needed"
+        if is_count(step.unit)
+        else f"measured again by alternation: {shown(measured.before_value, step.unit)} -> "
+        f"{shown(measured.after_value, step.unit)} ({measured.slowdown:.2f}x)"
+    )
+    if not measured.slower(threshold):
+        return Regression(step, Finding.DISMISSED, confirmation)
+    return Regression(
+        step,
+        Finding.CONFIRMED,
+        confirmation,
+        step.good,
+        step.bad,
+        0,
+        measured.before_value,
+        measured.after_value,
+    )

@@ -88,12 +88,6 @@ def one_round(
     return timed
 
 
-def pooled(label: str, rounds: list[Timed]) -> Paired:
-    before = tuple(v for timed in rounds for v in timed.before)
-    after = tuple(v for timed in rounds for v in timed.after)
-    return Paired(label, rounds[0].unit, before, after, tuple(len(t.before) for t in rounds))
-
-
 def measure_again(
     repo: Path, sides: tuple[Side, Side], labels: Sequence[str]
 ) -> dict[str, Outcome]:
@@ -107,7 +101,7 @@ def measure_again(
                 label
                 for label in labels
                 if label not in failed
-                and (round_ < ROUNDS or pooled(label, timed[label]).undecided)
+                and (round_ < ROUNDS or Paired.of_rounds(label, timed[label]).undecided)
             ]
             if not wanted:
                 break
@@ -125,7 +119,7 @@ def measure_again(
     outcomes = {
         label: Outcome(label, why=failed[label])
         if label in failed
-        else Outcome(label, pooled(label, timed[label]))
+        else Outcome(label, Paired.of_rounds(label, timed[label]))
         for label in labels
     }
     for outcome in outcomes.values():
@@ -169,6 +163,17 @@ def compare_commits(
     with commit_library(repo, before) as old, commit_library(repo, after) as new:
         sides = (Side(before[:12], interpreter, old), Side(after[:12], interpreter, new))
         return measure_again(repo, sides, labels)
+
+
+def measure_pair(repo: Path, label: str, first: str, second: str) -> Paired | None:
+    """One row at two commits, measured again by alternation; None when it could not be
+    (a side skipped, failed or hung: the log says which)."""
+    return compare_commits(repo, first, second, [label])[label].paired
+
+
+def profile_pair(repo: Path, before: str, after: str, label: str, calls: int) -> tuple[dict, dict]:
+    """torch.profiler's operators of the row at two commits (:func:`profile_at`)."""
+    return profile_at(repo, before, label, calls), profile_at(repo, after, label, calls)
 
 
 def profile_at(repo: Path, commit: str, label: str, calls: int) -> dict[str, list[float]]:

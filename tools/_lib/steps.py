@@ -13,9 +13,10 @@ from pathlib import Path
 
 from tools._lib.asv_run import asv
 from tools._lib.cli import ExternalFailure
-from tools._lib.comparison import higher_is_better, row_label
+from tools._lib.comparison import compare, higher_is_better, is_count, row_label
 from tools._lib.git import first_parent_commits, git, is_ancestor
 from tools._lib.record import Regression, Step
+from tools._lib.remeasure import measure_pair
 from tools._lib.results import RESULTS_DIR, commit_values
 
 
@@ -113,3 +114,13 @@ def latest_value(repo: Path, machine: str, step: Step) -> tuple[str, float] | No
         if (step.benchmark, step.params) in measured:
             return commit, measured[step.benchmark, step.params][0]
     return None
+
+
+def measured_again(repo: Path, machine: str, step: Step, first: str, second: str):
+    """The step's row from ``first`` to ``second``: by alternation for a timed row (a
+    ``Paired``), from the history for a count (deterministic: asv's ``Row``); None when it
+    gives no value."""
+    if is_count(step.unit):
+        rows = compare(repo / RESULTS_DIR, machine, first, second, {step.benchmark: step.unit})
+        return next((row for row in rows if row.label == step.label), None)
+    return measure_pair(repo, step.label, first, second)

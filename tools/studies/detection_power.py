@@ -37,7 +37,14 @@ from pathlib import Path
 
 from tools._lib.antagonist import PROFILES, noise
 from tools._lib.asv_run import asv
-from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, Status, run_main
+from tools._lib.cli import (
+    ArgumentParser,
+    BadInput,
+    ExternalFailure,
+    Status,
+    add_judging,
+    run_main,
+)
 from tools._lib.comparison import row_selection
 from tools._lib.floors import Floors, no_floors, read_floors
 from tools._lib.gate import DEFAULT_FACTOR, Gate
@@ -132,8 +139,7 @@ def parse():
         help="plant in this tier's rows (default pr: what the gate measures)",
     )
     parser.add_argument("--slowdown", type=float, help="planted cost ratio (target's default)")
-    parser.add_argument("--factor", type=float, default=DEFAULT_FACTOR, help="the gate's factor")
-    parser.add_argument("--floors", type=Path, help="judge at a machine's floors.json")
+    add_judging(parser, DEFAULT_FACTOR)
     parser.add_argument("--noise", choices=sorted(PROFILES), help="an antagonist throughout")
     parser.add_argument("--no-find", action="store_true", help="measure the gate only")
     parser.add_argument("--seed", type=int, help="the random choice of rows, for a rerun")

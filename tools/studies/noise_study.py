@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from tools._lib.antagonist import PROFILES, noise
-from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, run_main
+from tools._lib.cli import BadInput, ExternalFailure, add_judging, command_parser, run_main
 from tools._lib.floors import no_floors, read_floors
 from tools._lib.gate import DEFAULT_FACTOR, DEFAULT_TIERS, Gate
 from tools._lib.git import git
@@ -124,21 +124,14 @@ def combined(paths: list[Path]) -> tuple[list[list[dict]], list[dict]]:
 
 
 def parse():
-    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = command_parser(__doc__, "continuous", "-a rounds=4")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument(
-        "--factor",
-        type=float,
-        default=DEFAULT_FACTOR,
-        help=f"the gate's factor (default {DEFAULT_FACTOR})",
-    )
-    parser.add_argument("--floors", type=Path, help="judge at a machine's floors.json")
+    add_judging(parser, DEFAULT_FACTOR)
     parser.add_argument("--noise", choices=sorted(PROFILES), help="an antagonist throughout")
     parser.add_argument("--bench", help="asv --bench regex (default: the pr tier, no counts)")
     parser.add_argument("--rows", help="regex: only the default rows it matches from the start")
     parser.add_argument("--combine", type=Path, nargs="+", help="summarize earlier --out files")
     parser.add_argument("--out", type=Path, help="write every row and the summary as JSON")
-    parser.set_defaults(asv_args=[])  # after --: each run's asv continuous
     args = parser.parse_args()
     if args.runs < 1:
         raise BadInput("--runs must be at least 1")
