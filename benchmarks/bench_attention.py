@@ -21,6 +21,7 @@ class CausalAttention(FlopsTracks):
 
 class CausalAttentionTraining(TrainingStep):
     op = "attention"
+    tier = "nightly"
     params = CausalAttention.params
     param_names = CausalAttention.param_names
 

@@ -22,6 +22,7 @@ class Linear(FlopsTracks):
 
 class LinearTraining(TrainingStep):
     op = "linear"
+    tier = "nightly"
     params = [DEVICES, ["float32", "bfloat16"], [NLP_PROJECTION], ["functional", "matmul_bias"]]
     param_names = ["device", "dtype", "shape", "variant"]
 

@@ -24,6 +24,7 @@ class CrossEntropy(OpBenchmark):
 
 class CrossEntropyTraining(TrainingStep):
     op = "cross_entropy"
+    tier = "nightly"
     params = CrossEntropy.params
     param_names = CrossEntropy.param_names
 

@@ -39,11 +39,13 @@ class RMSNorm(BandwidthTracks):
 
 class LayerNormTraining(TrainingStep):
     op = "layer_norm"
+    tier = "nightly"
     params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
 
 class RMSNormTraining(TrainingStep):
     op = "rms_norm"
+    tier = "nightly"
     params, param_names = NORM_PARAMS, NORM_PARAM_NAMES
 
 

@@ -100,9 +100,8 @@ class BandwidthTracks(GbpsTrack):
 class TrainingStep(OpBenchmark, abc.ABC):
     """``time_forward_backward``: a forward and a backward from a fixed seeded gradient, as
     in a training step (prepare.with_backward). A suite subclasses it with ``op``,
-    ``params`` and ``param_names``."""
+    ``params``, ``param_names`` and its ``tier`` (each suite declares its own rows' tier)."""
 
-    tier = "nightly"
     backward = True
 
     @property

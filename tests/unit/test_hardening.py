@@ -103,7 +103,9 @@ def test_1_outside_text_reaches_an_issue_as_data(tmp_path):
     )
     body = issue_body(repo.path, record, "")
     (line,) = [line for line in body.splitlines() if line.startswith("- subject:")]
-    assert line == f"- subject: ``{subject}``"  # fenced by more backticks than it holds
+    # Fenced by more backticks than it holds, and padded: it ends with a backtick, which
+    # CommonMark would otherwise read as part of the fence.
+    assert line == f"- subject: `` {subject} ``"
     assert "<!--" not in body.replace(line, "")
 
 
