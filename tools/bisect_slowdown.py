@@ -25,6 +25,7 @@ from tools._lib.cli import BadInput, command_parser, run_main
 from tools._lib.comparison import compare, higher_is_better, is_count, row_selection
 from tools._lib.git import repo_root, resolve_commit
 from tools._lib.machines import register_machine
+from tools._lib.releases import default_release
 from tools._lib.remeasure import compare_commits
 from tools._lib.results import RESULTS_DIR
 from tools._lib.suites import discovered
@@ -64,8 +65,13 @@ def main() -> int:
             asv_args=tuple(args.asv_args),
             invert=higher_is_better(unit) != args.invert,
         )
+        env = default_release(repo).env_name
         moved = compare(
-            repo / RESULTS_DIR, args.machine, found.parent, found.guilty, {benchmark: unit}
+            repo / RESULTS_DIR,
+            args.machine,
+            (found.parent, env),
+            (found.guilty, env),
+            {benchmark: unit},
         )
         step = max(moved, key=lambda row: row.slowdown ** (-1 if args.invert else 1), default=None)
         label = step.label if step else benchmark

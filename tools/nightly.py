@@ -2,19 +2,22 @@
 saving each commit's results as soon as it is measured, and optionally publish the site.
 
     python -m tools.nightly --machine NAME [--tier nightly|weekly] [--max-commits 5]
-                            [--budget-minutes M] [--outbox DIR --no-fetch] [--site _site]
-                            [-- ASV RUN OPTIONS]
+                            [--releases default|others|all|V,V] [--budget-minutes M]
+                            [--outbox DIR --no-fetch] [--site _site] [-- ASV RUN OPTIONS]
 
 1. The results branch is checked out clean at ``.asv/results`` (tools/results_branch.py),
    after checking it was not rewound or replaced, and that ``--machine`` does not already
    stand for other hardware there.
 2. The commits to run: the newest ``--max-commits`` first-parent commits of ``--ref``
-   whose results on this machine lack some benchmark of the tier (a new commit, or one
-   measured only in part: a bisection step, a benchmark added since). ``--tier nightly``
-   (the default) is the ``pr`` and ``nightly`` rows, ``--tier weekly`` the sweeps
-   (benchmarks/_harness/tiers.py); both land in the same result files.
+   whose results on this machine lack some benchmark of the tier under one of the
+   releases (a new commit, or one measured only in part: a bisection step, a benchmark
+   added since). ``--tier nightly`` (the default) is the ``pr`` and ``nightly`` rows,
+   ``--tier weekly`` the sweeps (benchmarks/_harness/tiers.py); both land in the same
+   result files. ``--releases`` says under which torch releases of asv's matrix: the
+   default release (the default), the ``others`` (the releases run), ``all``, or named
+   versions; each keeps its own result files and its own series on the site.
 3. Each commit in turn: ``asv run`` of the tier's rows it lacks, a manifest of the
-   environment, then its files are landed: committed and pushed (replayed onto the new
+   environments, then its files are landed: committed and pushed (replayed onto the new
    tip if another machine pushed first), or, with ``--outbox``, committed here and copied
    to the outbox for a job holding the write token to push (tools/push_results.py).
    A run cut at any point keeps every commit it finished; the next run does the rest.
@@ -32,7 +35,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tools._lib.asv_run import asv, bench_selection
+from tools._lib.asv_run import ENVIRONMENT_OPTIONS, asv, bench_selection, ensure_environment
 from tools._lib.cli import (
     BadInput,
     ExternalFailure,
@@ -46,6 +49,7 @@ from tools._lib.git import first_parent_commits, repo_root
 from tools._lib.machines import describe_machine, register_machine
 from tools._lib.manifest import write_manifest
 from tools._lib.outbox import Outbox
+from tools._lib.releases import Release, chosen_releases
 from tools._lib.results import RESULTS_DIR, machine_result_files
 from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
 from tools._lib.site import publish
@@ -63,17 +67,30 @@ def is_partial(asv_args: list[str]) -> bool:
 
 
 def commits_to_run(
-    repo: Path, machine: str, ref: str, limit: int, expected: set[str] | None = None
+    repo: Path,
+    machine: str,
+    ref: str,
+    limit: int,
+    env_names: list[str],
+    expected: set[str] | None = None,
 ) -> list[str]:
     """The newest ``limit`` first-parent commits of ``ref`` whose results on ``machine``
-    lack one of the ``expected`` benchmarks (None: that have no result file at all)."""
-    covered: dict[str, set[str]] = {}
+    under one of the environments lack one of the ``expected`` benchmarks (None: that
+    have no result file there at all)."""
+    covered: dict[tuple[str, str], set[str]] = {}
     for data in machine_result_files(repo / RESULTS_DIR, machine).values():
-        covered.setdefault(data["commit_hash"], set()).update(data.get("results", {}))
+        side = (data["commit_hash"], data.get("env_name"))
+        covered.setdefault(side, set()).update(data.get("results", {}))
+
+    def lacking(commit: str, env: str) -> bool:
+        if (commit, env) not in covered:
+            return True
+        return expected is not None and not expected <= covered[commit, env]
+
     wanted = [
         commit
         for commit in first_parent_commits(ref, repo)
-        if commit not in covered or (expected is not None and not expected <= covered[commit])
+        if any(lacking(commit, env) for env in env_names)
     ]
     return wanted[:limit]
 
@@ -91,6 +108,9 @@ class Night:
         self.selection, self.expected = tier_selection(repo, RUNS[args.tier])
         if is_partial(args.asv_args):
             self.expected = None  # a partial run's results never count as complete
+        if any(arg.split("=")[0] in ENVIRONMENT_OPTIONS for arg in args.asv_args):
+            raise BadInput("choose torch releases with --releases, not asv's -E")
+        self.releases: list[Release] = []  # read from asv.conf.json once the branch is checked
 
     def fits(self) -> bool:
         """Whether one more commit, as long as the longest so far, fits the budget."""
@@ -104,6 +124,7 @@ class Night:
         begun = time.monotonic()
         done = asv(
             "run",
+            *(arg for release in self.releases for arg in ("-E", release.env_name)),
             "--machine",
             self.machine,
             "--skip-existing",
@@ -116,7 +137,7 @@ class Night:
         # still the record for the commit. Anything else means no usable results.
         if done.returncode not in (0, 2):
             raise ExternalFailure(f"asv run exited {done.returncode} on {commit[:8]}")
-        write_manifest(self.repo, self.machine)
+        write_manifest(self.repo, self.machine, self.releases)
         self.save(f"{self.machine}: results for {commit[:8]}")
         self.longest = max(self.longest, time.monotonic() - begun)
         return done.returncode == 2
@@ -138,8 +159,15 @@ class Night:
                 self.outbox.start(self.machine, branch.remote_base)
             register_machine(self.machine)
             branch.check_machine(self.machine, describe_machine(self.machine))
+            self.releases = chosen_releases(self.repo, self.args.releases)
+            ensure_environment(self.repo, self.releases)
             commits = commits_to_run(
-                self.repo, self.machine, self.args.ref, self.args.max_commits, self.expected
+                self.repo,
+                self.machine,
+                self.args.ref,
+                self.args.max_commits,
+                [release.env_name for release in self.releases],
+                self.expected,
             )
             failed = False
             if not commits:
@@ -174,6 +202,12 @@ def main() -> int:
         help="nightly: the pr and nightly rows (default); weekly: the shape sweeps",
     )
     parser.add_argument("--max-commits", type=int, default=5, metavar="K")
+    parser.add_argument(
+        "--releases",
+        default="default",
+        metavar="SPEC",
+        help="torch releases of asv's matrix: default (the first), others, all, or V,V",
+    )
     parser.add_argument(
         "--budget-minutes",
         type=minutes,

@@ -22,7 +22,7 @@ from tools._lib.git import repo_root
 from tools._lib.outbox import Outbox
 from tools._lib.results import is_result_file
 from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
-from tools._lib.results_tree import machine_of
+from tools._lib.results_tree import PER_MACHINE_FOLDERS, machine_of
 
 
 def checked_files(outbox: Outbox) -> dict[str, bytes]:
@@ -44,8 +44,17 @@ def check_json(folder: Path, name: str, content: bytes) -> None:
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         what = "not a result file" if name.count("/") == 1 else "not JSON"
         raise BadInput(f"{folder}: {name} is {what}: {error}") from None
-    result_file = is_result_file(Path(name)) and not name.startswith("triage/") and "/" in name
-    if result_file and not (isinstance(data, dict) and isinstance(data.get("commit_hash"), str)):
+    folder_name = name.split("/", 1)[0]
+    if folder_name == "releases" and not (
+        isinstance(data, dict) and isinstance(data.get("rows"), list)
+    ):
+        raise BadInput(f"{folder}: {name} is not a releases comparison: no rows")
+    result_file = is_result_file(Path(name)) and folder_name not in PER_MACHINE_FOLDERS
+    if (
+        result_file
+        and "/" in name
+        and not (isinstance(data, dict) and isinstance(data.get("commit_hash"), str))
+    ):
         raise BadInput(f"{folder}: {name} is not a result file: no commit_hash")
 
 

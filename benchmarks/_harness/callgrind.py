@@ -37,13 +37,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import torch
 from torch.utils.benchmark import Timer
 from torch.utils.benchmark.utils.valgrind_wrapper.timer_interface import (
     FunctionCount,
     FunctionCounts,
 )
 
-from .._names import CALLGRIND_DIR_ENV
+from .._names import CALLGRIND_DIR_ENV, kept_functions
 from . import allocator
 
 # Calls per count: the same as the first counts' (Timer.collect_callgrind(number=10)).
@@ -201,7 +202,7 @@ def keep_functions(case: CountCase, functions: FunctionCounts) -> None:
     if not folder:
         return
     commit = os.environ.get("ASV_COMMIT", "working-tree")
-    target = Path(folder) / commit / (re.sub(r"[^\w.-]+", "_", case.key) + ".json")
+    target = kept_functions(Path(folder), commit, torch.__version__, case.key)
     target.parent.mkdir(parents=True, exist_ok=True)
     per_call = [[count / NUMBER, name] for count, name in functions]
     target.write_text(json.dumps({"case": case.key, "functions": per_call}))

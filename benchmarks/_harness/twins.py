@@ -46,26 +46,59 @@ def count_shape(shape: Iterable[int]) -> tuple[int, ...]:
     return tuple(shape)
 
 
+def timed_methods(suite: type) -> list[str]:
+    """The ``time_`` methods of a suite class whose cases have twins (none for the sweeps,
+    which are wall time only, nor for a class with no CPU rows)."""
+    timed = [name for name in dir(suite) if name.startswith("time_")]
+    return timed if declared_tier(suite) != "weekly" and suite.cpu_rows else []
+
+
+def twin_case(suite: type, named: dict[str, Any]) -> CountCase | None:
+    """The counted case of one row of a suite class (its params by name), None where the
+    row has no twin (another device, an uncounted variant)."""
+    if named["device"] != "cpu":
+        return None
+    op, variant, spec = suite().resolve(named)
+    if variant in UNCOUNTED_VARIANTS:
+        return None
+    shape = getattr(suite, "count_shape", None) or count_shape(spec["shape"])
+    return CountCase(op, variant, shape, spec["dtype"], spec["layout"], suite.backward)
+
+
 def timed_cases(suites: Iterable[type]) -> dict[CountCase, str]:
     """Every case the suite classes time on the CPU (``time_`` rows), at its count shape,
     each once, with its tier: ``pr`` when one of the rows it counts for is."""
     cases: dict[CountCase, str] = {}
     for suite in suites:
-        timed = [name for name in dir(suite) if name.startswith("time_")]
-        if declared_tier(suite) == "weekly" or not suite.cpu_rows or not timed:
-            continue  # the sweeps are wall time only
+        timed = timed_methods(suite)
+        if not timed:
+            continue
         for combination in itertools.product(*suite.params):
             named = dict(zip(suite.param_names, combination, strict=True))
-            if named["device"] != "cpu":
+            case = twin_case(suite, named)
+            if case is None:
                 continue
-            op, variant, spec = suite().resolve(named)
-            if variant in UNCOUNTED_VARIANTS:
-                continue
-            shape = getattr(suite, "count_shape", None) or count_shape(spec["shape"])
-            case = CountCase(op, variant, shape, spec["dtype"], spec["layout"], suite.backward)
             in_pr = any(tier_of(suite, method, named) == "pr" for method in timed)
             cases[case] = "pr" if in_pr or cases.get(case) == "pr" else "nightly"
     return dict(sorted(cases.items(), key=lambda item: item[0].key))
+
+
+def twins_of_rows(suites: Iterable[type]) -> dict[str, str]:
+    """Each ``time_`` row of the suite classes (``name(params)``) and its count twin's
+    row, for the rows that have one."""
+    counted = {case: row for row, case in Counted.rows.items()}
+    found = {}
+    for suite in suites:
+        module = suite.__module__.split(".", 1)[-1]
+        for combination in itertools.product(*suite.params):
+            named = dict(zip(suite.param_names, combination, strict=True))
+            case = twin_case(suite, named) if timed_methods(suite) else None
+            if case in counted:
+                for method in timed_methods(suite):
+                    found[row_label(f"{module}.{suite.__name__}.{method}", combination)] = counted[
+                        case
+                    ]
+    return found
 
 
 def label(case: CountCase) -> str:

@@ -8,10 +8,12 @@ from __future__ import annotations
 import shutil
 
 import pytest
+import torch
 
 from benchmarks import bench_instructions
 from benchmarks._harness import callgrind
 from benchmarks._harness.twins import Counted, selected_cases
+from benchmarks._names import kept_functions
 
 pytestmark = [
     pytest.mark.timeout(1800),
@@ -34,8 +36,10 @@ def test_two_processes_count_every_case_the_same_in_any_order(monkeypatch, tmp_p
     assert len(first) == len(CASES) >= 5
     assert all(isinstance(count, float) and count > 1000 for count in first.values()), first
     assert first == second  # to the instruction: nothing in the counting process varies
-    kept = sorted(path.name for path in (tmp_path / "first").glob("*.json"))
+    release = f"torch-{torch.__version__.split('+')[0]}"
+    kept = sorted(path.name for path in (tmp_path / "first" / release).glob("*.json"))
     assert len(kept) == len(CASES)
+    assert kept_functions(tmp_path, "first", torch.__version__, CASES[0].key).exists()
 
 
 def test_a_case_whose_counting_fails_fails_its_row_alone():

@@ -27,6 +27,7 @@ from tests.support.project_repo import (
     make_project_repo,
 )
 from tests.support.site_browser import browse_site
+from tools._lib.releases import default_release
 from tools._lib.results_branch import ResultsBranch
 from tools.nightly import PARTIAL_SUFFIX, commits_to_run
 
@@ -199,7 +200,8 @@ def test_a_partial_run_never_shadows_the_full_results(world, first_night):
     assert not [name for name in remote.blobs() if name.startswith("m1/")]
     # The full machine still lacks every commit, whatever the partial run measured.
     everything = repo.git("rev-list", "main").split()
-    assert commits_to_run(repo.path, "m1", "main", 10, expected={BENCH}) == everything
+    env = default_release(repo.path).env_name
+    assert commits_to_run(repo.path, "m1", "main", 10, [env], {BENCH}) == everything
 
 
 def test_the_machine_file_describes_the_hardware(world, first_night):

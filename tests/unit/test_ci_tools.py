@@ -22,6 +22,7 @@ from tools._lib import site
 from tools._lib.cli import LOG_DIR_ENV, ToolError, run_main
 from tools._lib.machines import register_machine
 from tools._lib.manifest import write_manifest
+from tools._lib.releases import Release
 from tools._lib.results import machine_result_files
 from tools._lib.suites import discovered_units
 
@@ -36,10 +37,13 @@ def small_repo(tmp_path) -> ProjectRepo:
     return repo
 
 
-def write_result(results: Path, machine: str, commit: str, text: str | None = None) -> Path:
-    path = results / machine / f"{commit[:8]}-env.json"
+def write_result(
+    results: Path, machine: str, commit: str, text: str | None = None, env: str = "env"
+) -> Path:
+    path = results / machine / f"{commit[:8]}-{env}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text if text is not None else json.dumps({"commit_hash": commit}))
+    data = {"commit_hash": commit, "env_name": env}
+    path.write_text(text if text is not None else json.dumps(data))
     return path
 
 
@@ -49,9 +53,21 @@ def test_nightly_picks_the_newest_unbenchmarked_commits_up_to_the_limit(small_re
     for commit in (newest_first[0], newest_first[2]):
         write_result(results, "m", commit)
     write_result(results, "other-machine", newest_first[1])  # another machine's: not ours
-    picked = nightly.commits_to_run(small_repo.path, "m", "HEAD", 3)
+    picked = nightly.commits_to_run(small_repo.path, "m", "HEAD", 3, ["env"])
     assert picked == [newest_first[1], newest_first[3], newest_first[4]]
-    assert nightly.commits_to_run(small_repo.path, "other-machine", "HEAD", 1) == [newest_first[0]]
+    others = nightly.commits_to_run(small_repo.path, "other-machine", "HEAD", 1, ["env"])
+    assert others == [newest_first[0]]
+
+
+def test_a_commit_measured_under_one_release_is_run_for_another(small_repo):
+    newest_first = small_repo.git("rev-list", "HEAD").split()
+    results = small_repo.path / ".asv" / "results"
+    for commit in newest_first:
+        write_result(results, "m", commit, env="torch-a")
+    write_result(results, "m", newest_first[1], env="torch-b")
+    assert nightly.commits_to_run(small_repo.path, "m", "HEAD", 5, ["torch-a"]) == []
+    picked = nightly.commits_to_run(small_repo.path, "m", "HEAD", 2, ["torch-a", "torch-b"])
+    assert picked == [newest_first[0], newest_first[2]]
 
 
 def test_the_machine_is_described_in_full_with_stable_graph_keys(tmp_path, monkeypatch):
@@ -234,16 +250,20 @@ def test_every_ci_script_has_help(tool):
 
 def test_a_failing_manifest_probe_is_recorded_and_costs_nothing(tmp_path, capsys):
     """The night's results must not depend on the manifest: a probe that fails is noted."""
-    python = tmp_path / ".asv" / "env" / "broken-env" / "bin" / "python"
-    python.parent.mkdir(parents=True)
-    python.write_text("#!/bin/sh\necho 'no torch here' >&2\nexit 1\n")
-    python.chmod(0o755)
-    (tmp_path / ".asv" / "results" / "m").mkdir(parents=True)
-    write_manifest(tmp_path, "m")
-    manifest = (tmp_path / ".asv" / "results" / "m" / "manifest.txt").read_text()
-    assert "[broken-env]" in manifest and "probe failed (1): no torch here" in manifest
-    assert "pip freeze failed (1)" in manifest
+    broken = Release("2.13.0", "broken-env", tmp_path / ".asv" / "env" / "0123")
+    broken.python.parent.mkdir(parents=True)
+    broken.python.write_text("#!/bin/sh\necho 'no torch here' >&2\nexit 1\n")
+    broken.python.chmod(0o755)
+    manifest = tmp_path / ".asv" / "results" / "m" / "manifest.txt"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text("# written before\n\n[other-env]\ntorch: 2.14.1\n")
+    write_manifest(tmp_path, "m", [broken])
+    written = manifest.read_text()
+    assert "[broken-env]" in written and "probe failed (1): no torch here" in written
+    assert "pip freeze failed (1)" in written
     assert "manifest of broken-env is incomplete" in capsys.readouterr().err
+    # Another release's section, not probed this run, is kept as it was.
+    assert "[other-env]\ntorch: 2.14.1" in written and "written before" not in written
 
 
 def test_commits_lacking_a_benchmark_of_the_suite_are_measured_again(small_repo):
@@ -254,8 +274,10 @@ def test_commits_lacking_a_benchmark_of_the_suite_are_measured_again(small_repo)
             results,
             "m",
             commit,
-            json.dumps({"commit_hash": commit, "results": {name: [] for name in benchmarks}}),
+            json.dumps(
+                {"commit_hash": commit, "env_name": "env", "results": {n: [] for n in benchmarks}}
+            ),
         )
-    picked = nightly.commits_to_run(small_repo.path, "m", "HEAD", 3, expected={"a", "b"})
+    picked = nightly.commits_to_run(small_repo.path, "m", "HEAD", 3, ["env"], {"a", "b"})
     assert picked == newest_first[1:4]  # the one measured only for "a" comes first
-    assert nightly.commits_to_run(small_repo.path, "m", "HEAD", 1) == [newest_first[2]]
+    assert nightly.commits_to_run(small_repo.path, "m", "HEAD", 1, ["env"]) == [newest_first[2]]

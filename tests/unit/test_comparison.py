@@ -65,7 +65,8 @@ def test_the_comparison_reads_asv_result_files(tmp_path):
             "version": 2,
         }
         (results / "m" / f"{commit[:8]}-e.json").write_text(json.dumps(result))
-    (only,) = compare(results, "m", "a" * 40, "b" * 40)
+    (only,) = compare(results, "m", ("a" * 40, "e"), ("b" * 40, "e"))
+    assert compare(results, "m", ("a" * 40, "other"), ("b" * 40, "e")) == []
     assert only.label == "a.A.time_x('cpu')" and only.ratio == 3.0 and only.unit == "seconds"
 
 

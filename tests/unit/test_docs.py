@@ -29,6 +29,7 @@ COMMANDS = [
     "pr_comment",
     "bisect_slowdown",
     "floors",
+    "releases",
 ]
 STUDIES = [
     "noise_study",

@@ -10,6 +10,7 @@ import pytest
 
 from tools._lib.cli import BadInput
 from tools._lib.floors import MIN_FLOOR, Floors, floor_of, no_floors, read_floors, write_floors
+from tools.floors import TIMED
 
 ROW = "bench_a.A.time_x('cpu',)"
 
@@ -39,3 +40,16 @@ def test_a_machines_file_keeps_every_hosts_floors(tmp_path):
     path.write_text('{"hosts": {"EPYC": {"floors": 3}}}')
     with pytest.raises(BadInput, match="is not a floors file"):
         read_floors(path, "EPYC")
+
+
+def test_floors_are_measured_for_the_timed_cpu_rows_not_the_counts():
+    picked = [
+        "bench_reduction.Softmax.time_softmax('cpu', 'float32', (1, 2), 'functional')",
+        "bench_linear.Linear.track_gflops('cpu', 'float32', (1, 2), 'functional')",
+    ]
+    left = [
+        "bench_instructions.Cat.track_instructions('cpu', 'cat float32 contiguous (1, 2)')",
+        "bench_reduction.Softmax.time_softmax('cuda', 'float32', (1, 2), 'functional')",
+        "bench_reduction.Softmax.peakmem_softmax('cpu', 'float32', (1, 2), 'functional')",
+    ]
+    assert [row for row in picked + left if TIMED.search(row)] == picked

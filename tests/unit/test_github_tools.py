@@ -124,7 +124,7 @@ def test_github_failing_is_one_line_in_the_log_and_the_step_summary(
 def test_a_malformed_report_is_refused(standin, tmp_path):
     bad = report(tmp_path, {**regression(), "key": "x -->\n<script>"})
     done, _ = run_tool("file_issues", str(bad), env=standin.env(), tmp_path=tmp_path)
-    assert done.returncode == 4 and "is not a triage report" in done.stderr
+    assert done.returncode == 4 and "is not a triage or releases report" in done.stderr
     assert standin.requests == []
 
 

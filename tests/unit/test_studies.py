@@ -206,6 +206,7 @@ def test_tier_time_adds_each_benchmarks_duration_and_the_setup_caches(tmp_path):
     columns = ["result", "params", "version", "started_at", "duration"]
     result = {
         "commit_hash": "abc",
+        "env_name": "env",
         "result_columns": columns,
         "results": {
             "bench_a.A.time_a": [[1.0], [], "1", 0, 2.5],
@@ -214,7 +215,7 @@ def test_tier_time_adds_each_benchmarks_duration_and_the_setup_caches(tmp_path):
         "durations": {"<build>": 4.0, "<setup_cache _harness.twins:87>": 10.0},
     }
     (folder / "abc-env.json").write_text(json.dumps(result))
-    recorded = tier_time.durations(tmp_path, "m", "abc")
+    recorded = tier_time.durations(tmp_path, "m", "abc", "env")
     assert recorded["bench_a.A.time_a"] == 2.5 and recorded["bench_b.B.time_b"] == 0.0
     assert tier_time.by_suite(recorded) == {
         "<setup_cache": 10.0,
@@ -223,7 +224,9 @@ def test_tier_time_adds_each_benchmarks_duration_and_the_setup_caches(tmp_path):
         "bench_b": 0.0,
     }
     with pytest.raises(ExternalFailure, match="no durations recorded for other"):
-        tier_time.durations(tmp_path, "m", "other")
+        tier_time.durations(tmp_path, "m", "other", "env")
+    with pytest.raises(ExternalFailure, match="no durations recorded"):
+        tier_time.durations(tmp_path, "m", "abc", "another-env")
 
 
 def test_count_repeatability_needs_two_processes():

@@ -44,6 +44,7 @@ def test_the_workflows_exist():
         "bisect.yml",
         "floors.yml",
         "weekly.yml",
+        "releases.yml",
     }
 
 
@@ -121,6 +122,8 @@ def test_triggers():
     assert "labeled" in flows["benchmarks-pr.yml"]["on"]["pull_request"]["types"]
     assert "'run-benchmarks'" in flows["benchmarks-pr.yml"]["jobs"]["gate"]["if"]
     assert set(flows["bisect.yml"]["on"]) == {"workflow_dispatch"}
+    assert set(flows["releases.yml"]["on"]) == {"workflow_dispatch", "workflow_call"}
+    assert flows["weekly.yml"]["jobs"]["releases"]["uses"] == "./.github/workflows/releases.yml"
     assert flows["benchmarks-pr-comment.yml"]["on"]["workflow_run"] == {
         "workflows": ["benchmarks-pr"],
         "types": ["completed"],
@@ -139,7 +142,9 @@ def test_least_privilege():
         ("nightly.yml", "deploy"): {"pages": "write", "id-token": "write"},
         ("benchmarks-pr-comment.yml", "comment"): {"pull-requests": "write"},
         ("floors.yml", "push"): {"contents": "write"},
-        # Calls nightly.yml and floors.yml, whose jobs each ask for their own (checked above).
+        ("releases.yml", "push"): {"contents": "write"},
+        ("releases.yml", "file-issues"): {"issues": "write"},
+        # Calls nightly.yml, floors.yml and releases.yml, whose jobs ask for their own (above).
         ("weekly.yml", "sweeps"): {
             "contents": "write",
             "issues": "write",
@@ -147,6 +152,7 @@ def test_least_privilege():
             "id-token": "write",
         },
         ("weekly.yml", "floors"): {"contents": "write"},
+        ("weekly.yml", "releases"): {"contents": "write", "issues": "write"},
     }
     for name, flow in all_workflows().items():
         assert flow["permissions"] == {"contents": "read"}, name

@@ -1,5 +1,6 @@
 """Running asv the one way the tools run it: the benchmark processes on jemalloc, the count
-twins told which rows were selected, and asv's exit status left to the caller."""
+twins told which rows were selected, the default torch release unless the caller names
+an environment, and asv's exit status left to the caller."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from benchmarks._names import (
     SELECTION_ENV,
 )
 from tools._lib.cli import BadInput, ExternalFailure
+from tools._lib.releases import Release, default_release
 
 JEMALLOC_LIBRARY = "libjemalloc.so.2"
 # Where tools/dev.sh unpacks jemalloc for a user who cannot install packages.
@@ -105,10 +107,25 @@ def asv_environment(repo: Path, env: dict | None = None, selection: Sequence[str
     return environment
 
 
+# The asv commands that build or run in environments; each gets the default release's
+# unless the caller chose one.
+ENVIRONMENT_COMMANDS = ("run", "continuous", "find", "setup", "check")
+ENVIRONMENT_OPTIONS = ("-E", "--environment", "--python")
+
+
+def with_environment(args: Sequence[str], repo: Path) -> list[str]:
+    """asv's arguments with ``-E`` of the default release where the command takes one and
+    the caller named none: a matrix of releases would otherwise build and run them all."""
+    chosen = any(arg.split("=")[0] in ENVIRONMENT_OPTIONS for arg in args)
+    if not args or args[0] not in ENVIRONMENT_COMMANDS or chosen:
+        return list(args)
+    return [args[0], "-E", default_release(repo).env_name, *args[1:]]
+
+
 def asv(*args: str, cwd: Path, env: dict | None = None, capture: bool = False):
     """Run asv; its exit status is the caller's to read (continuous and find use it)."""
     return subprocess.run(
-        [asv_executable(), *args],
+        [asv_executable(), *with_environment(args, cwd)],
         cwd=cwd,
         env=asv_environment(cwd, env, bench_selection(args)),
         text=True,
@@ -123,17 +140,17 @@ def launch_method(repo: Path) -> str:
     return Config.load(str(repo / "asv.conf.json")).launch_method or "spawn"
 
 
-def benchmark_pythons(repo: Path) -> list[Path]:
-    """The interpreters of asv's benchmarking environments, in asv's order of names."""
-    return sorted((repo / ".asv" / "env").glob("*/bin/python"))
-
-
-def ensure_environment(repo: Path) -> list[Path]:
-    """asv's benchmarking environments, built first where there are none (``asv setup``
-    exits with its list of environments as its status, so the result is what tells)."""
-    if not benchmark_pythons(repo):
-        asv("setup", cwd=repo)
-    found = benchmark_pythons(repo)
-    if not found:
-        raise ExternalFailure("asv setup built no benchmarking environment (see its log above)")
-    return found
+def ensure_environment(repo: Path, chosen: Sequence[Release] = ()) -> list[Release]:
+    """The releases' asv environments (the default release's when none are chosen), each
+    built first where it is not (``asv setup`` exits with its list of environments as its
+    status, so what it built is what tells)."""
+    wanted = list(chosen) or [default_release(repo)]
+    for release in wanted:
+        if not release.built:
+            asv("setup", "-E", release.env_name, cwd=repo)
+    missing = [release.torch for release in wanted if not release.built]
+    if missing:
+        raise ExternalFailure(
+            f"asv setup built no environment for torch {', '.join(missing)} (see its log above)"
+        )
+    return wanted

@@ -20,7 +20,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.asv_run import asv_environment, asv_executable, bench_selection, launch_method
+from tools._lib.asv_run import (
+    asv_environment,
+    asv_executable,
+    bench_selection,
+    launch_method,
+    with_environment,
+)
 from tools._lib.cli import BadInput, ExternalFailure
 from tools._lib.comparison import (
     Paired,
@@ -32,6 +38,7 @@ from tools._lib.comparison import (
     shown,
 )
 from tools._lib.git import commit_count, first_parent_commits, git, is_ancestor, subject_and_author
+from tools._lib.releases import default_release
 from tools._lib.remeasure import measure_pair
 from tools._lib.results import RESULTS_DIR
 
@@ -95,15 +102,20 @@ def asv_find(
     spec, commits = find_range(repo, good, bad)
     command = [
         asv_executable(),
-        "find",
-        "--machine",
-        machine,
-        "--launch-method",
-        launch_method(repo),  # asv find ignores the config's
-        *(["--invert"] if invert else []),
-        *asv_args,
-        spec,
-        selection,
+        *with_environment(
+            [
+                "find",
+                "--machine",
+                machine,
+                "--launch-method",
+                launch_method(repo),  # asv find ignores the config's
+                *(["--invert"] if invert else []),
+                *asv_args,
+                spec,
+                selection,
+            ],
+            repo,
+        ),
     ]
     lines = []
     env = asv_environment(repo, selection=bench_selection(command[1:]))
@@ -181,7 +193,10 @@ def checked(repo: Path, label: str, good: str, bad: str, found: Bisection, whole
 def counted_step(repo: Path, machine: str, label: str, unit: str, found: Bisection) -> Row | None:
     """A count row across the named commit, as asv find recorded it."""
     benchmark = label.split("(", 1)[0]
-    rows = compare(repo / RESULTS_DIR, machine, found.parent, found.guilty, {benchmark: unit})
+    env = default_release(repo).env_name
+    rows = compare(
+        repo / RESULTS_DIR, machine, (found.parent, env), (found.guilty, env), {benchmark: unit}
+    )
     return next((row for row in rows if row.label == label), None)
 
 

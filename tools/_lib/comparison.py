@@ -119,26 +119,31 @@ class Row:
 
 
 def compare(
-    results_dir: Path, machine: str, base: str, head: str, units: dict[str, str] | None = None
+    results_dir: Path,
+    machine: str,
+    before: tuple[str, str],
+    after: tuple[str, str],
+    units: dict[str, str] | None = None,
 ) -> list[Row]:
-    """Every row asv measured at both commits with a positive value before. Units come
-    from the benchmarks.json asv writes beside the results, unless given (``asv find``
-    writes none)."""
+    """Every row asv measured on both sides with a positive value before; a side is a
+    commit and an environment (two commits under one release, or one commit under two).
+    Units come from the benchmarks.json asv writes beside the results, unless given
+    (``asv find`` writes none)."""
     units = units if units is not None else benchmark_units(results_dir)
-    before = commit_values(results_dir, machine, base)
-    after = commit_values(results_dir, machine, head)
+    old = commit_values(results_dir, machine, *before)
+    new = commit_values(results_dir, machine, *after)
     return [
         Row(
             name,
             params,
             units.get(name, ""),
-            *(before[name, params][:1]),
-            after[name, params][0],
-            before[name, params][1:],
-            after[name, params][1:],
+            old[name, params][0],
+            new[name, params][0],
+            old[name, params][1:],
+            new[name, params][1:],
         )
-        for name, params in sorted(set(before) & set(after))
-        if before[name, params][0] > 0
+        for name, params in sorted(set(old) & set(new))
+        if old[name, params][0] > 0
     ]
 
 

@@ -1,7 +1,7 @@
-"""Why a row got slower between two commits, from the row's own call: for a wall-time row the
-torch.profiler operator table at each commit side by side (the row set up by the worker,
-each commit's library, today's suites, as asv runs them), for an instruction count the
-functions whose counts grew most (callgrind's dumps, kept per commit by the counting run).
+"""Why a row got slower between two sides (two commits, or two torch releases), from the
+row's own call: for a wall-time row the torch.profiler operator table of each side side by
+side (the row set up by the worker, as asv runs it), for an instruction count the functions
+whose counts grew most (callgrind's dumps, kept per commit and release by the counting run).
 """
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ import ast
 import dataclasses
 import importlib
 import json
-import re
 from pathlib import Path
 
-from benchmarks._names import CALLGRIND_DIR
+from benchmarks._names import CALLGRIND_DIR, kept_functions
 from tools._lib.comparison import is_count
-from tools._lib.remeasure import profile_pair
-from tools._lib.text import code
+from tools._lib.releases import default_release
+from tools._lib.remeasure import profile_pair, profile_side
+from tools._lib.text import cell, code
+from tools._lib.workers import Side
 
 PROFILED_CALLS = 5
 PROFILE_ROWS = 12
@@ -42,8 +43,34 @@ def profile_table(before: dict, after: dict, rows: int = PROFILE_ROWS) -> str:
     ]
     for key in keys:
         old, new = before.get(key, (0.0, 0.0, 0.0)), after.get(key, (0.0, 0.0, 0.0))
-        lines.append(f"| {code(key)} | {old[0]:.1f} | {new[0]:.1f} | {old[2]:g} | {new[2]:g} |")
+        lines.append(f"| {cell(key)} | {old[0]:.1f} | {new[0]:.1f} | {old[2]:g} | {new[2]:g} |")
     return "\n".join(lines)
+
+
+def explain_releases(
+    repo: Path, commit: str, sides: tuple[Side, Side], torches: tuple[str, str], row
+) -> str:
+    """Why a row moved from one release to the other at ``commit``, as Markdown: the
+    profiler's operators of a timed row under each release's interpreter (``sides``), and
+    the functions of its count twin (or of the count itself) that grew or shrank most."""
+    parts = []
+    if not is_count(row.unit):
+        before, after = (
+            per_call(profile_side(repo, side, row.label, PROFILED_CALLS), PROFILED_CALLS)
+            for side in sides
+        )
+        parts.append(
+            f"torch.profiler `key_averages()` of the row's call, {PROFILED_CALLS} calls under "
+            f"each release ({sides[0].name} before, {sides[1].name} after), per call:\n\n"
+            + profile_table(before, after)
+        )
+    counted = row.label if is_count(row.unit) else row.twin
+    if counted:
+        functions = function_changes(
+            repo, counted, (commit, torches[0]), (commit, torches[1]), both_ways=True
+        )
+        parts.append(functions or "callgrind kept no function counts of this case.")
+    return "\n\n".join(parts)
 
 
 def explain_time(repo: Path, parent: str, guilty: str, label: str) -> str:
@@ -68,10 +95,10 @@ def counted_case(label: str) -> str | None:
     return suite().case_for(named["case"]).key
 
 
-def functions_at(repo: Path, commit: str, key: str):
-    """The case's exclusive function counts per call at ``commit``, as torch's
-    ``CallgrindStats`` (for its ``as_standardized`` and ``delta``), or None when that
-    commit's run kept none."""
+def functions_at(repo: Path, commit: str, torch_version: str, key: str):
+    """The case's exclusive function counts per call at ``commit`` under a torch release,
+    as torch's ``CallgrindStats`` (for its ``as_standardized`` and ``delta``), or None when
+    that run kept none."""
     from torch.utils.benchmark.utils.common import TaskSpec
     from torch.utils.benchmark.utils.valgrind_wrapper.timer_interface import (
         CallgrindStats,
@@ -79,7 +106,7 @@ def functions_at(repo: Path, commit: str, key: str):
         FunctionCounts,
     )
 
-    kept = repo / CALLGRIND_DIR / commit / (re.sub(r"[^\w.-]+", "_", key) + ".json")
+    kept = kept_functions(repo / CALLGRIND_DIR, commit, torch_version, key)
     if not kept.exists():
         return None
     functions = json.loads(kept.read_text())["functions"]
@@ -96,26 +123,42 @@ def shortened(function: str, keep: int = 160) -> str:
     return f"{function[: keep // 2]}…{function[-keep // 2 :]}"
 
 
-def grown_functions(repo: Path, before: str, after: str, label: str) -> str:
-    """The functions whose instructions per call grew most from ``before`` to ``after``,
-    as Markdown; empty when the counts were not kept."""
+def function_changes(
+    repo: Path, label: str, before: tuple[str, str], after: tuple[str, str], both_ways: bool
+) -> str:
+    """The functions whose instructions per call grew most (and, ``both_ways``, shrank
+    most) from one side to the other, as Markdown; a side is a commit and a torch release.
+    Empty when the counts were not kept."""
     key = counted_case(label)
     if key is None:
         return ""
-    old, new = functions_at(repo, before, key), functions_at(repo, after, key)
+    old, new = functions_at(repo, *before, key), functions_at(repo, *after, key)
     if old is None or new is None:
         return ""
-    delta = new.as_standardized().delta(old.as_standardized())
-    grown = sorted(delta, key=lambda counted: -counted.count)[:GROWN_FUNCTIONS]
-    lines = [
-        f"Functions whose instructions per call grew most, `{before[:12]}` → `{after[:12]}` "
-        f"(callgrind, {code(key)}):",
-        "",
-        "| instructions | function |",
-        "|---:|---|",
-        *(f"| {c.count:+,.1f} | {code(shortened(c.function))} |" for c in grown),
-    ]
-    return "\n".join(lines)
+    delta = list(new.as_standardized().delta(old.as_standardized()))
+    grown = sorted((c for c in delta if c.count > 0), key=lambda c: -c.count)
+    shrunk = sorted((c for c in delta if c.count < 0), key=lambda c: c.count)
+    chosen = grown[:GROWN_FUNCTIONS] + (shrunk[:GROWN_FUNCTIONS] if both_ways else [])
+    ways = "grew or shrank most" if both_ways else "grew most"
+    sides = [f"`{commit[:12]}` torch {torch}" for commit, torch in (before, after)]
+    return "\n".join(
+        [
+            f"Functions whose instructions per call {ways}, {sides[0]} → {sides[1]} "
+            f"(callgrind, {code(key)}):",
+            "",
+            "| instructions | function |",
+            "|---:|---|",
+            *(f"| {c.count:+,.1f} | {cell(shortened(c.function))} |" for c in chosen),
+        ]
+    )
+
+
+def grown_functions(repo: Path, before: str, after: str, label: str) -> str:
+    """The functions whose instructions per call grew most from commit ``before`` to
+    ``after`` under the default release, as Markdown; empty when the counts were not
+    kept."""
+    torch = default_release(repo).torch
+    return function_changes(repo, label, (before, torch), (after, torch), both_ways=False)
 
 
 def explained(repo: Path, record):

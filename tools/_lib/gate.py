@@ -23,6 +23,7 @@ from tools._lib.cli import Status
 from tools._lib.comparison import COUNT_FACTOR, Paired, Row, compare, is_count
 from tools._lib.floors import Floors
 from tools._lib.git import resolve_commit
+from tools._lib.releases import default_release
 from tools._lib.remeasure import Outcome, compare_commits
 from tools._lib.results import RESULTS_DIR
 from tools._lib.suites import tier_selection
@@ -133,7 +134,8 @@ class Gate:
         return min(COUNT_FACTOR, self.factor)
 
     def rows(self) -> list[Row]:
-        return compare(self.repo / RESULTS_DIR, self.machine, self.base, self.head)
+        env = default_release(self.repo).env_name
+        return compare(self.repo / RESULTS_DIR, self.machine, (self.base, env), (self.head, env))
 
     def asv_slower(self, rows: list[Row]) -> list[Row]:
         """The counts and memory rows asv's numbers call slower."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tools._lib.comparison import Row, is_count, shown
 from tools._lib.gate import VERDICTS, Gate, Judged, Verdict, is_timed
-from tools._lib.text import code
+from tools._lib.text import cell, code
 
 
 def asv_table(rows: list[tuple[Row, str]]) -> str:
@@ -19,7 +19,7 @@ def asv_table(rows: list[tuple[Row, str]]) -> str:
     ]
     lines += [
         f"| {change} | {shown(row.before, row.unit)} | {shown(row.after, row.unit)} "
-        f"| {row.ratio:.3f} | {code(row.label)} |"
+        f"| {row.ratio:.3f} | {cell(row.label)} |"
         for row, change in rows
     ]
     return "\n".join(lines)
@@ -37,7 +37,7 @@ def paired_table(judged: list[tuple[Judged, str]]) -> str:
         at = f"{one.threshold:.2f}" if one.threshold else "not judged"
         lines.append(
             f"| {change} | {shown(paired.before_value, unit)} | {shown(paired.after_value, unit)} "
-            f"| {paired.slowdown:.3f} ({low:.3f}–{high:.3f}) | {at} | {code(one.row.label)} |"
+            f"| {paired.slowdown:.3f} ({low:.3f}–{high:.3f}) | {at} | {cell(one.row.label)} |"
         )
     return "\n".join(lines)
 

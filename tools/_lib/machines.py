@@ -4,6 +4,8 @@ in one history."""
 from __future__ import annotations
 
 import platform
+import shutil
+import subprocess
 
 from tools._lib.cli import BadInput
 
@@ -45,3 +47,16 @@ def this_host() -> str:
     from asv.machine import Machine
 
     return str(Machine.get_defaults().get("cpu") or "unknown")
+
+
+def last_level_cache() -> str:
+    """lscpu's L3 line ("32 MiB (1 instance)"), the figure beside the CPU model that says
+    which host a timing came from; "unknown" where lscpu is missing or names none."""
+    if shutil.which("lscpu") is None:
+        return "unknown"
+    shown = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    for line in shown.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() == "L3 cache" or name.strip() == "L3":
+            return value.strip()
+    return "unknown"

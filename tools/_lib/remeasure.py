@@ -25,10 +25,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.asv_run import benchmark_pythons
 from tools._lib.cli import ExternalFailure
 from tools._lib.comparison import Paired
 from tools._lib.git import git
+from tools._lib.releases import default_release
 from tools._lib.workers import (
     SETUP_SECONDS,
     RowOnSides,
@@ -148,11 +148,13 @@ def commit_library(repo: Path, commit: str) -> Iterator[Path]:
 
 
 def default_python(repo: Path) -> Path:
-    """The interpreter of asv's first benchmarking environment (the nightly's release)."""
-    found = benchmark_pythons(repo)
-    if not found:
-        raise ExternalFailure(f"no asv environment in {repo / '.asv' / 'env'} (run asv first)")
-    return found[0]
+    """The interpreter of the default release's asv environment (the nightly's)."""
+    release = default_release(repo)
+    if not release.built:
+        raise ExternalFailure(
+            f"no asv environment of torch {release.torch} in {release.env_dir} (run asv first)"
+        )
+    return release.python
 
 
 def compare_commits(
@@ -172,17 +174,21 @@ def measure_pair(repo: Path, label: str, first: str, second: str) -> Paired | No
 
 
 def profile_pair(repo: Path, before: str, after: str, label: str, calls: int) -> tuple[dict, dict]:
-    """torch.profiler's operators of the row at two commits (:func:`profile_at`)."""
-    return profile_at(repo, before, label, calls), profile_at(repo, after, label, calls)
+    """torch.profiler's operators of the row at two commits (:func:`profile_side`)."""
+    python = default_python(repo)
+    profiled = []
+    for commit in (before, after):
+        with commit_library(repo, commit) as library:
+            profiled.append(profile_side(repo, Side(commit[:12], python, library), label, calls))
+    return profiled[0], profiled[1]
 
 
-def profile_at(repo: Path, commit: str, label: str, calls: int) -> dict[str, list[float]]:
-    """torch.profiler's operators over ``calls`` calls of the row at ``commit``, after its
-    setup (which warms it up): ``{operator: [self µs, total µs, calls]}``."""
-    with commit_library(repo, commit) as library, tempfile.TemporaryDirectory() as scratch:
-        worker = Worker(
-            repo, Side(commit[:12], default_python(repo), library), Path(scratch) / "log"
-        )
+def profile_side(repo: Path, side: Side, label: str, calls: int) -> dict[str, list[float]]:
+    """torch.profiler's operators over ``calls`` calls of the row on one side (a commit's
+    library, a release's interpreter), after its setup (which warms it up):
+    ``{operator: [self µs, total µs, calls]}``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        worker = Worker(repo, side, Path(scratch) / "log")
         row = RowOnSides((worker,))
         try:
             worker.send(row=label, cpus=[])
@@ -192,10 +198,10 @@ def profile_at(repo: Path, commit: str, label: str, calls: int) -> dict[str, lis
                 answer = row.ask(worker, SETUP_SECONDS, profile=calls)
             if answer["status"] != "profiled":
                 why = answer.get("reason", "its process died")
-                raise ExternalFailure(f"profiling {label} at {commit[:12]}: {why}")
+                raise ExternalFailure(f"profiling {label} at {side.name}: {why}")
             return answer["operators"]
         except SideFailed as failure:
-            raise ExternalFailure(f"profiling {label} at {commit[:12]}: {failure}") from None
+            raise ExternalFailure(f"profiling {label} at {side.name}: {failure}") from None
         finally:
             row.end()
             worker.stop()

@@ -1,5 +1,6 @@
 """asv's result files: read and checked (asv itself skips a corrupt one with a warning, so a
-caller that must not lose results asks here first), and the values of a commit's rows."""
+caller that must not lose results asks here first), and the values of a commit's rows under
+one environment (a torch release: asv keeps a file per commit and environment)."""
 
 from __future__ import annotations
 
@@ -27,20 +28,22 @@ def is_result_file(path: Path) -> bool:
     return path.suffix == ".json" and path.name not in ("machine.json", "floors.json")
 
 
-def machine_result_files(results_dir: Path, machine: str) -> dict[Path, dict]:
-    """Every result file of one machine, read and checked."""
+def machine_result_files(
+    results_dir: Path, machine: str, env_name: str | None = None
+) -> dict[Path, dict]:
+    """Every result file of one machine (of one environment, when named), read and
+    checked."""
     folder = results_dir / machine
     if not folder.is_dir():
         return {}
-    return {
+    files = {
         path: read_result_file(path)
         for path in sorted(folder.glob("*.json"))
         if is_result_file(path)
     }
-
-
-def benchmarked_commits(results_dir: Path, machine: str) -> set[str]:
-    return {data["commit_hash"] for data in machine_result_files(results_dir, machine).values()}
+    if env_name is None:
+        return files
+    return {path: data for path, data in files.items() if data.get("env_name") == env_name}
 
 
 def benchmark_units(results_dir: Path) -> dict[str, str]:
@@ -49,14 +52,29 @@ def benchmark_units(results_dir: Path) -> dict[str, str]:
     return {name: b.get("unit", "") for name, b in benchmarks.items() if name != "version"}
 
 
-def commit_values(results_dir: Path, machine: str, commit: str) -> dict[tuple[str, str], tuple]:
+def commit_values(
+    results_dir: Path, machine: str, commit: str, env_name: str
+) -> dict[tuple[str, str], tuple]:
     """``(benchmark, params) -> (value, stats, samples)`` of every measured row of
-    ``machine`` at ``commit`` (skipped and failed rows left out), from every environment's
-    result file of that commit."""
+    ``machine`` at ``commit`` under the environment ``env_name`` (skipped and failed rows
+    left out)."""
+    return {
+        key: measured
+        for key, measured in commit_rows(results_dir, machine, commit, env_name).items()
+        if measured[0] is not None and measured[0] == measured[0]  # None: failed; NaN: skipped
+    }
+
+
+def commit_rows(
+    results_dir: Path, machine: str, commit: str, env_name: str
+) -> dict[tuple[str, str], tuple]:
+    """As :func:`commit_values`, with the rows that failed (value None) or skipped (NaN)."""
     from asv.results import iter_results_for_machine_and_hash
 
     rows = {}
     for result in iter_results_for_machine_and_hash(str(results_dir), machine, commit):
+        if result.env_name != env_name:
+            continue
         for key in result.get_all_result_keys():
             params = result.get_result_params(key)
             combos = [f"({', '.join(c)})" for c in itertools.product(*params)] if params else [""]
@@ -68,6 +86,5 @@ def commit_values(results_dir: Path, machine: str, commit: str) -> dict[tuple[st
                 strict=True,
             )
             for combo, value, stats, samples in measured:
-                if value is not None and value == value:  # None: failed; NaN: skipped
-                    rows[key, combo] = (value, stats, samples)
+                rows[key, combo] = (value, stats, samples)
     return rows

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tools._lib.cli import BadInput
 from tools._lib.git import git, is_ancestor
-from tools._lib.results_tree import RESULTS_TREE, hardware_differences
+from tools._lib.results_tree import PER_MACHINE_FOLDERS, RESULTS_TREE, hardware_differences
 
 
 class Guard:
@@ -55,7 +55,7 @@ class Guard:
                 )
         names = git("ls-tree", "-r", "--name-only", tip, cwd=self.repo).splitlines()
         strangers = [name for name in names if not RESULTS_TREE.match(name)]
-        machines = {name.split("/")[0] for name in names if "/" in name} - {"triage"}
+        machines = {name.split("/")[0] for name in names if "/" in name} - set(PER_MACHINE_FOLDERS)
         unnamed = [m for m in sorted(machines) if f"{m}/machine.json" not in names]
         if strangers or unnamed:
             what = strangers[:3] or [f"{unnamed[0]}/ without machine.json"]

@@ -1,5 +1,6 @@
 """What a results branch may hold, and how two machines' files meet on it: asv's files per
-machine, the manifest and floors, the triage's records; ``benchmarks.json`` merged."""
+machine, the manifest and floors, the triage's records, the releases comparison;
+``benchmarks.json`` merged."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import re
 from tools._lib.cli import BadInput
 
 # asv's files per machine (machine.json, one result file per commit and environment), the
-# manifest, the floors, the triage's records (one file per machine).
+# manifest, the floors; the triage's records and the latest releases comparison (one file
+# per machine in each folder).
+PER_MACHINE_FOLDERS = ("triage", "releases")
 RESULTS_TREE = re.compile(
     r"^(benchmarks\.json"
     r"|[\w.-]+/(machine\.json|manifest\.txt|floors\.json|[0-9a-f]{8}-[\w.+-]+\.json)"
-    r"|triage/[\w.-]+\.json)$"
+    r"|(triage|releases)/[\w.-]+\.json)$"
 )
 # The fields of machine.json that say which machine a name stands for: what a runner class
 # keeps from host to host. Its CPU model is not one of them: a hosted runner lands on
@@ -31,7 +34,7 @@ def machine_of(name: str) -> str | None:
     if name == "benchmarks.json":
         return None
     folder, _, file = name.partition("/")
-    return file.removesuffix(".json") if folder == "triage" else folder
+    return file.removesuffix(".json") if folder in PER_MACHINE_FOLDERS else folder
 
 
 def merge_benchmarks(theirs: bytes, ours: bytes) -> bytes:

@@ -18,6 +18,7 @@ from pathlib import Path
 from tools._lib.asv_run import asv
 from tools._lib.cli import BadInput, ExternalFailure
 from tools._lib.git import git
+from tools._lib.releases_page import PAGE, write_releases_page
 from tools._lib.results import RESULTS_DIR, machine_result_files
 
 SITE_MARKER = ".tensorops-site"
@@ -115,9 +116,11 @@ def publish(repo: Path, site: Path) -> None:
     remove_legacy_page(site)
     dropped = complete_graph_index(site)
     write_ui_sidecars(repo, site)
+    compared = write_releases_page(results, site)
     (site / ".nojekyll").touch()  # GitHub Pages: serve the files as they are
     (site / SITE_MARKER).write_text("published by tools/publish.py; --site may replace it\n")
     print(
         f"published {', '.join(machines)} to {site}"
         + (f"; {len(dropped)} benchmarks with no results left out" if dropped else "")
+        + (f"; torch releases compared on {', '.join(compared)} ({PAGE})" if compared else "")
     )

@@ -16,6 +16,7 @@ from tools._lib.cli import ExternalFailure
 from tools._lib.comparison import compare, higher_is_better, is_count, row_label
 from tools._lib.git import first_parent_commits, git, is_ancestor
 from tools._lib.record import Regression, Step
+from tools._lib.releases import default_release
 from tools._lib.remeasure import measure_pair
 from tools._lib.results import RESULTS_DIR, commit_values
 
@@ -33,14 +34,16 @@ def config_thresholds(repo: Path) -> dict[str, float]:
     return Config.load(str(repo / "asv.conf.json")).regressions_thresholds
 
 
-def series(site: Path, machine: str, name: str, params: list) -> Iterator[tuple[str, list]]:
-    """``(row, [(revision, value)])`` of every graph of the benchmark on ``machine`` (one
-    per environment), measured values only."""
+def series(
+    site: Path, machine: str, name: str, params: list, release: str
+) -> Iterator[tuple[str, list]]:
+    """``(row, [(revision, value)])`` of the benchmark's graphs on ``machine`` under one
+    release (``release``: its folder of the published graphs), measured values only."""
     from asv.util import sanitize_filename
 
     combos = list(itertools.product(*params)) if params else [()]
     for graph in (site / "graphs").rglob(f"{sanitize_filename(name)}.json"):
-        if sanitize_filename(f"machine-{machine}") not in graph.parts:
+        if sanitize_filename(f"machine-{machine}") not in graph.parts or release not in graph.parts:
             continue
         points = json.loads(graph.read_text())
         for index, combo in enumerate(combos):
@@ -71,7 +74,10 @@ def jumps(points: list, unit: str, threshold: float) -> list[tuple]:
 
 
 def history_steps(repo: Path, machine: str, threshold: Callable[[str], float]) -> list[Step]:
-    """Every step up in ``machine``'s history, each row at ``threshold(row)``."""
+    """Every step up in ``machine``'s history under the default release, each row at
+    ``threshold(row)`` (another release's series is compared with it by tools.releases,
+    never bisected as commits)."""
+    release = default_release(repo).graph_part
     with tempfile.TemporaryDirectory(prefix="triage-site-") as folder:
         site = Path(folder)
         done = asv("publish", "--no-pull", "--html-dir", str(site), cwd=repo, capture=True)
@@ -82,7 +88,8 @@ def history_steps(repo: Path, machine: str, threshold: Callable[[str], float]) -
         found: dict[str, Step] = {}
         for name, described in index["benchmarks"].items():
             unit = described.get("unit", "")
-            for label, points in series(site, machine, name, described.get("params") or []):
+            grid = described.get("params") or []
+            for label, points in series(site, machine, name, grid, release):
                 for rev1, rev2, before, after in jumps(points, unit, threshold(label)):
                     bad = hashes[rev2]
                     good = (
@@ -109,8 +116,9 @@ def contains(repo: Path, outer: Regression, step: Step) -> bool:
 
 def latest_value(repo: Path, machine: str, step: Step) -> tuple[str, float] | None:
     """The row's value at the newest commit of ``machine`` that measured it."""
+    env = default_release(repo).env_name
     for commit in first_parent_commits("HEAD", repo):
-        measured = commit_values(repo / RESULTS_DIR, machine, commit)
+        measured = commit_values(repo / RESULTS_DIR, machine, commit, env)
         if (step.benchmark, step.params) in measured:
             return commit, measured[step.benchmark, step.params][0]
     return None
@@ -121,6 +129,9 @@ def measured_again(repo: Path, machine: str, step: Step, first: str, second: str
     ``Paired``), from the history for a count (deterministic: asv's ``Row``); None when it
     gives no value."""
     if is_count(step.unit):
-        rows = compare(repo / RESULTS_DIR, machine, first, second, {step.benchmark: step.unit})
+        env = default_release(repo).env_name
+        rows = compare(
+            repo / RESULTS_DIR, machine, (first, env), (second, env), {step.benchmark: step.unit}
+        )
         return next((row for row in rows if row.label == step.label), None)
     return measure_pair(repo, step.label, first, second)

@@ -64,5 +64,14 @@ def tier_rows(repo: Path, tiers: Sequence[str]) -> list[str]:
         return [row for row, tier in declared.rows(classes) if tier in wanted]
 
 
+def count_twins(repo: Path) -> dict[str, str]:
+    """Each timed row (``name(params)``) and its instruction-count twin's row."""
+    with importable(repo):
+        from benchmarks import bench_instructions
+        from benchmarks._harness.twins import suite_classes, twins_of_rows
+
+        return twins_of_rows(suite_classes(bench_instructions.SUITES))
+
+
 # The checkout these tools run from: the studies clone it.
 REPO_ROOT = Path(__file__).resolve().parents[2]

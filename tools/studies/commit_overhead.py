@@ -20,6 +20,9 @@ import subprocess
 import sys
 import time
 
+from tools._lib.asv_run import with_environment
+from tools._lib.git import repo_root
+
 COMMIT_LINE = re.compile(r"For tensorops commit (\w+)")
 
 
@@ -55,19 +58,8 @@ def main() -> None:
     parser.add_argument("--bench", default=r"SplitLastDim\.time", help="a cheap benchmark regex")
     parser.add_argument("--config", default="asv.conf.json")
     args = parser.parse_args()
-    command = [
-        sys.executable,
-        "-m",
-        "asv",
-        "run",
-        "-v",
-        "--quick",
-        "--config",
-        args.config,
-        "-b",
-        args.bench,
-        args.range,
-    ]
+    run = ["run", "-v", "--quick", "--config", args.config, "-b", args.bench, args.range]
+    command = [sys.executable, "-m", "asv", *with_environment(run, repo_root())]
     per_commit = overheads(timed_lines(command))
     measured = list(per_commit.items())[1:]
     if not measured:

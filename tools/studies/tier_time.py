@@ -20,6 +20,7 @@ from tools._lib.asv_run import asv
 from tools._lib.cli import ArgumentParser, ExternalFailure, run_main
 from tools._lib.git import repo_root, resolve_commit
 from tools._lib.machines import register_machine
+from tools._lib.releases import default_release
 from tools._lib.results import RESULTS_DIR, machine_result_files
 from tools._lib.suites import tier_selection
 
@@ -27,11 +28,12 @@ from tools._lib.suites import tier_selection
 NOT_BENCHMARKS = ("<build>", "<setup_cache")
 
 
-def durations(repo: Path, machine: str, commit: str) -> dict[str, float]:
-    """asv's recorded seconds of ``commit``'s results: per benchmark (its ``duration``
-    column), per ``setup_cache`` and the build (its ``durations``)."""
+def durations(repo: Path, machine: str, commit: str, env: str) -> dict[str, float]:
+    """asv's recorded seconds of ``commit``'s results under the environment ``env``: per
+    benchmark (its ``duration`` column), per ``setup_cache`` and the build (its
+    ``durations``)."""
     recorded: dict[str, float] = {}
-    for data in machine_result_files(repo / RESULTS_DIR, machine).values():
+    for data in machine_result_files(repo / RESULTS_DIR, machine, env).values():
         if data["commit_hash"] != commit:
             continue
         column = data["result_columns"].index("duration")
@@ -70,7 +72,7 @@ def main() -> int:
     wall = time.monotonic() - started
     if done.returncode not in (0, 2):  # 2: a benchmark failed, the rest is recorded
         raise ExternalFailure(f"asv run exited {done.returncode}")
-    recorded = durations(repo, args.machine, commit)
+    recorded = durations(repo, args.machine, commit, default_release(repo).env_name)
     benchmarked = sum(s for n, s in recorded.items() if not n.startswith("<build>"))
     figures = {
         "tiers": chosen,
