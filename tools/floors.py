@@ -35,16 +35,16 @@ from tools._lib.suites import tier_rows
 TIMED = re.compile(r"\.(time_\w+|track_(?!instructions\b)\w+)\('cpu'")
 
 
-def no_op_bounds(repo: Path, labels: list[str], runs: int) -> dict[str, list[float]]:
-    """Per row, the upper bound of its slowdown interval in each no-op run it was measured."""
+def no_op_slowdowns(repo: Path, labels: list[str], runs: int) -> dict[str, list[float]]:
+    """Per row, its paired slowdown in each no-op run it was measured in."""
     head = git("rev-parse", "HEAD", cwd=repo)
-    bounds: dict[str, list[float]] = {}
+    found: dict[str, list[float]] = {}
     for number in range(runs):
         print(f"floors: no-op run {number + 1} of {runs}", flush=True)
         for label, outcome in compare_commits(repo, head, head, labels).items():
             if outcome.paired is not None:
-                bounds.setdefault(label, []).append(outcome.paired.slowdown_interval[1])
-    return bounds
+                found.setdefault(label, []).append(outcome.paired.slowdown)
+    return found
 
 
 def parse():
@@ -65,7 +65,9 @@ def parse():
     return args
 
 
-def measure(repo: Path, args) -> Floors:
+def measure(repo: Path, args) -> tuple[Floors, dict[str, list[float]]]:
+    """This host's floors, and the no-op slowdowns they stand on (kept beside them, so a
+    floor can be checked against its evidence)."""
     labels = [row for row in tier_rows(repo, args.tier or DEFAULT_TIERS) if TIMED.search(row)]
     if args.rows:
         labels = [label for label in labels if re.match(args.rows, label)]
@@ -73,11 +75,11 @@ def measure(repo: Path, args) -> Floors:
         raise BadInput("no CPU timed row to measure floors for")
     ensure_environment(repo)
     with noise(args.noise):
-        bounds = no_op_bounds(repo, labels, args.runs)
+        slowdowns = no_op_slowdowns(repo, labels, args.runs)
     measured = {
-        label: floor_of(upper) for label, upper in bounds.items() if len(upper) == args.runs
+        label: floor_of(read) for label, read in slowdowns.items() if len(read) == args.runs
     }
-    return Floors(this_host(), args.runs, dict(sorted(measured.items())))
+    return Floors(this_host(), args.runs, dict(sorted(measured.items()))), slowdowns
 
 
 def main() -> int:
@@ -89,8 +91,8 @@ def main() -> int:
         "noise": args.noise,
     }
     if args.out:
-        floors = measure(repo, args)
-        write_floors(args.out, floors, facts)
+        floors, slowdowns = measure(repo, args)
+        write_floors(args.out, floors, {**facts, "no_op_slowdowns": slowdowns})
     else:
         branch = ResultsBranch(repo, args.remote, args.branch, fetch=not args.no_fetch)
         with branch.locked():
@@ -103,8 +105,12 @@ def main() -> int:
             outbox = Outbox(args.outbox) if args.outbox else None
             if outbox is not None:
                 outbox.start(args.machine, branch.remote_base)
-            floors = measure(repo, args)
-            write_floors(repo / RESULTS_DIR / args.machine / FLOORS_FILE, floors, facts)
+            floors, slowdowns = measure(repo, args)
+            write_floors(
+                repo / RESULTS_DIR / args.machine / FLOORS_FILE,
+                floors,
+                {**facts, "no_op_slowdowns": slowdowns},
+            )
             branch.save(f"{args.machine}: floors of {floors.host}", outbox)
     print(
         f"floors: {len(floors.by_row)} rows on {floors.host}; "

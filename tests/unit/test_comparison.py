@@ -197,7 +197,7 @@ def test_a_row_whose_floor_is_above_the_factor_is_not_judged_here():
     assert verdict.status == Status.OK and [j.row.label for j in verdict.not_judged] == [TIME_ROW]
     text = summary(gate, verdict, ("base", "head"), lambda: "")
     section = text.split("### Not judged here")[1]
-    assert TIME_ROW in section and "1.250x" in section and "floor" in section
+    assert TIME_ROW in section and "1.250x" in section and "floor 1.30 on this host" in section
 
 
 def test_a_row_that_cannot_be_measured_again_fails_saying_why():

@@ -1,7 +1,8 @@
 """The documentation against the code: the README stays a front page, every environment
 variable and every command option the code has is on its reference page, every doc a
 comment points to (and the section it names) exists, every relative link resolves, and no
-comment carries a date, an issue number or a run's history."""
+comment carries a date, an issue number or a run's history; and no module or function
+outgrows the house's sizes."""
 
 from __future__ import annotations
 
@@ -196,3 +197,29 @@ def test_no_command_imports_another():
                 names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
             crossing += [f"{path.name}: {n}" for n in names if n in commands]
     assert len(commands) > 20 and crossing == []
+
+
+# A module does one job and a function one step: beyond these, split (the house's sizes).
+MODULE_LINES = 300
+FUNCTION_LINES = 50
+
+
+def test_no_module_or_function_outgrows_the_house():
+    """No Python file outside the tests over 300 lines, and no function over 50."""
+    sources = [
+        path
+        for path in tracked("*.py")
+        if path.relative_to(REPO_ROOT).parts[0] not in ("tests", "docs")
+    ]
+    too_long = []
+    for path in sources:
+        text = path.read_text()
+        name = path.relative_to(REPO_ROOT)
+        if len(text.splitlines()) > MODULE_LINES:
+            too_long.append(f"{name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > FUNCTION_LINES:
+                    too_long.append(f"{name}: {node.name} is {lines} lines")
+    assert len(sources) > 50 and too_long == []

@@ -15,9 +15,10 @@ from tools.floors import TIMED
 ROW = "bench_a.A.time_x('cpu',)"
 
 
-def test_a_floor_stands_above_the_worst_no_op_bound_and_never_below_the_minimum():
-    assert floor_of([1.012, 1.061, 1.03]) == 1.08  # 1.061 + 0.01, rounded up
-    assert floor_of([1.001, 0.99]) == MIN_FLOOR
+def test_a_floor_stands_four_times_the_worst_no_op_spread_above_1_and_never_below_the_minimum():
+    assert floor_of([1.012, 1.021, 0.99]) == 1.10  # 1 + 4 * 0.021 + 0.01, rounded up
+    assert floor_of([1.01, 0.98]) == 1.10  # 0.98 either way: 1/0.98 = 1.0204
+    assert floor_of([1.001, 0.998]) == MIN_FLOOR
 
 
 def test_a_row_is_judged_at_its_floor_at_the_factor_without_one_and_not_above_the_factor():

@@ -64,6 +64,17 @@ def test_a_branch_that_is_no_results_tree_is_refused(world):
     assert world.tip() != main
 
 
+def test_the_per_machine_folders_are_no_machines_of_their_own(world):
+    """triage/ and releases/ hold a file per machine, and no machine.json: still a
+    results tree, to which results land."""
+    world.write(world.seed, {"triage/m1.json": "{}", "releases/m1.json": "{}"})
+    world.seed.commit("the triage's and the releases run's files")
+    world.seed.git("push", "-q", str(world.remote), BRANCH)
+    box = make_outbox(world, world.tip(), new_result())
+    done = world.repo.tool("push_results", str(box))
+    assert done.returncode == 0, done.stderr
+
+
 def test_a_machine_name_of_other_hardware_is_refused(world):
     world.write(world.seed, results_tree(arch="aarch64", num_cpu="64"))
     world.seed.commit("another box under the same name")

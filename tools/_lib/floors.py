@@ -15,8 +15,12 @@ from pathlib import Path
 from tools._lib.cli import BadInput
 
 FLOORS_FILE = "floors.json"
-# A no-op's upper bound is a sample of what a no-op reads; the floor stands this far above
-# the worst of them.
+# A row's floor stands above the no-op slowdowns measured on its host: their worst spread
+# either way (a row that read 0.96 can read 1.04), four times over, plus a margin. A few
+# runs see less than the tail of many: a pair of processes can land a row a few per cent
+# off, and held-out no-op runs read past twice and three times the spread, significantly,
+# but not past four times (docs/explanation/comparison.md, "Floors").
+SPREAD_MULTIPLE = 4.0
 MARGIN = 0.01
 # Never judge a row more finely than this, whatever a host's no-ops allow: a verdict
 # calls a change a person should look at.
@@ -46,11 +50,17 @@ def no_floors(host: str) -> Floors:
     return Floors(host, 0, {})
 
 
-def floor_of(upper_bounds: list[float]) -> float:
-    """A row's floor from the upper bounds of its no-op slowdown intervals, rounded up to
-    a hundredth."""
-    worst = max(upper_bounds) + MARGIN
-    return max(MIN_FLOOR, math.ceil(worst * 100 - 1e-9) / 100)
+def spread(slowdown: float) -> float:
+    """How far from 1 a no-op's slowdown lies, either way."""
+    return max(slowdown, 1 / slowdown)
+
+
+def floor_of(no_op_slowdowns: list[float]) -> float:
+    """A row's floor from its paired slowdowns in no-op comparisons, rounded up to a
+    hundredth."""
+    worst = max(spread(s) for s in no_op_slowdowns)
+    floor = 1 + SPREAD_MULTIPLE * (worst - 1) + MARGIN
+    return max(MIN_FLOOR, math.ceil(floor * 100 - 1e-9) / 100)
 
 
 def read_floors(path: Path, host: str) -> Floors:

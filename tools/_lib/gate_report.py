@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tools._lib.comparison import Row, is_count, shown
+from tools._lib.floors import Floors
 from tools._lib.gate import VERDICTS, Gate, Judged, Verdict, is_timed
 from tools._lib.text import cell, code
 
@@ -58,15 +59,20 @@ def changes(gate: Gate, verdict: Verdict) -> str:
     return "\n\n".join(parts)
 
 
-def exceptions(verdict: Verdict, host: str) -> list[str]:
-    """The rows not judged here and those not measured again, each with the reason."""
+def exceptions(verdict: Verdict, floors: Floors, factor: float) -> list[str]:
+    """The rows not judged here (with their floors) and those not measured again (with
+    why)."""
     sections = []
     if verdict.not_judged:
         listed = "\n".join(
-            f"- {code(j.row.label)}: floor above the factor here; read {j.paired.slowdown:.3f}x"
+            f"- {code(j.row.label)}: floor {floors.by_row[j.row.label]:.2f} on this host; "
+            f"read {j.paired.slowdown:.3f}x"
             for j in verdict.not_judged
         )
-        sections.append(f"### Not judged here (host `{host}`: floor above the factor)\n\n{listed}")
+        sections.append(
+            f"### Not judged here (host {code(floors.host)}: floor above the factor "
+            f"{factor})\n\n{listed}"
+        )
     if verdict.not_measured:
         listed = "\n".join(f"- {code(j.row.label)}: {j.outcome.why}" for j in verdict.not_measured)
         sections.append(f"### Not measured again\n\n{listed}")
@@ -91,7 +97,7 @@ def summary(gate: Gate, verdict: Verdict, names: tuple[str, str], why: Callable[
     ]
     if verdict.rows:
         sections.append(changes(gate, verdict) or "No benchmark changed beyond its threshold.")
-        sections += exceptions(verdict, floors.host)
+        sections += exceptions(verdict, floors, gate.factor)
         grown = why() if verdict.status == 1 else ""
         if grown:
             sections.append(f"### Why the instruction counts grew\n\n{grown}")
