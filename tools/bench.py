@@ -1,13 +1,16 @@
 """Benchmark the committed HEAD on this machine and publish the site: the README's first
 command (``tools/dev.sh bench`` sets up, then runs this).
 
-    python -m tools.bench [--tier nightly|pr|weekly|all] [-- ASV RUN OPTIONS]
+    python -m tools.bench [--tier nightly|pr|weekly|all] [--rounds 1] [-- ASV RUN OPTIONS]
 
 By default the nightly tier: the pr and nightly rows, their instruction counts included
 (benchmarks/_harness/tiers.py); ``--tier weekly`` the shape sweeps, ``--tier all`` every
-row. One line per phase: the environment (asv's virtualenv, built on first use), the
-benchmarks (asv's own progress lines), the counts (one valgrind process for the commit),
-and the publish; it ends with the address to open. Options after ``--`` go to both asv
+row. Each row is timed in one round (one benchmark process) by default, half what the
+nightly's history takes (asv's two), so a first look at the site costs minutes, not most
+of an hour; ``--rounds 2`` measures as the nightly does. One line per phase: the
+environment (asv's virtualenv, built on first use), the benchmarks (asv's own progress
+lines), the counts (one valgrind process for the commit), and the publish; it ends with
+the address to open. Options after ``--`` go to both asv
 runs (``-- --show-stderr`` prints why each n/a row skipped; ``-- --bench REGEX`` replaces
 the tier's rows).
 
@@ -17,6 +20,7 @@ input.
 
 from __future__ import annotations
 
+import argparse
 import platform
 import re
 import shutil
@@ -54,13 +58,16 @@ def selections(repo: Path, tier: str, asv_args: list[str]) -> tuple[str, str]:
     return f"^(?!{COUNTS}){body}", f"^(?={COUNTS}){body}"
 
 
-def run(repo: Path, machine: str, regex: str, asv_args: list[str]) -> int:
-    """asv run of the rows ``regex`` selects (asv exits 1 when it selects none: skipped)."""
+def run(repo: Path, machine: str, regex: str, asv_args: list[str], rounds: int) -> int:
+    """asv run of the rows ``regex`` selects (asv exits 1 when it selects none: skipped),
+    each in ``rounds`` rounds unless the asv options set them."""
     rows = [row for _, named in discovered(repo).values() for row in named]
     if not any(re.search(regex, row) for row in rows):
         print("bench: no row of this selection here", flush=True)
         return 0
     rest = split_bench_selection(asv_args)[1]
+    if not any(arg.startswith("rounds=") for arg in rest):
+        rest = ["--attribute", f"rounds={rounds}", *rest]
     done = asv("run", "--machine", machine, *rest, "--bench", regex, "HEAD^!", cwd=repo)
     if done.returncode not in (0, 2):
         raise ExternalFailure(f"asv run exited {done.returncode}")
@@ -75,17 +82,31 @@ def parse():
         default="nightly",
         help="which rows (default nightly: the pr and nightly rows)",
     )
+    parser.add_argument(
+        "--rounds",
+        type=positive,
+        default=1,
+        help="benchmark processes a row (default 1, a first look; the nightly takes 2)",
+    )
     return parser.parse_args()
 
 
-def announce(head: str, machine: str, tier: str) -> None:
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of rounds, 1 or more")
+    return int(text)
+
+
+def announce(head: str, machine: str, tier: str, rounds: int) -> None:
     rest = (
         " (the pr and nightly rows, counts included; --tier weekly or --tier all for the rest)"
         if tier == "nightly"
         else ""
     )
     print(
-        f"bench: benchmarking HEAD ({head}) on machine {machine!r}, tier {tier!r}{rest}", flush=True
+        f"bench: benchmarking HEAD ({head}) on machine {machine!r}, tier {tier!r}{rest}; "
+        f"{rounds} round{'s' if rounds > 1 else ''} a row (--rounds 2 measures as the nightly)",
+        flush=True,
     )
 
 
@@ -93,13 +114,13 @@ def main() -> int:
     args = parse()
     repo, machine = repo_root(), platform.node() or "this-machine"
     timed, counted = selections(repo, args.tier, args.asv_args)
-    announce(git("rev-parse", "--short", "HEAD", cwd=repo), machine, args.tier)
+    announce(git("rev-parse", "--short", "HEAD", cwd=repo), machine, args.tier, args.rounds)
     register_machine(machine)
     begun = phase(1, "environment", "asv's virtualenv in .asv/env (built on first use)")
     ensure_environment(repo)
     spent = time.monotonic() - begun
     begun = phase(2, "benchmarks", f"asv run of the rows (environment: {spent:.0f} s)")
-    failed = run(repo, machine, timed, args.asv_args) == 2
+    failed = run(repo, machine, timed, args.asv_args, args.rounds) == 2
     counts = (
         "one valgrind process"
         if shutil.which("valgrind")
@@ -107,7 +128,7 @@ def main() -> int:
         "installs it where it can)"
     )
     begun = phase(3, "counts", f"{counts} (benchmarks: {time.monotonic() - begun:.0f} s)")
-    failed |= run(repo, machine, counted, args.asv_args) == 2
+    failed |= run(repo, machine, counted, args.asv_args, args.rounds) == 2
     begun = phase(4, "publish", f"the site to {SITE} (counts: {time.monotonic() - begun:.0f} s)")
     publish(repo, repo / SITE)
     print(

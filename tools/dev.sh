@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The project's entry points on a fresh machine (Python 3.11 with pip, and git):
 #
-#   tools/dev.sh bench [--tier T] [-- asv run options]
+#   tools/dev.sh bench [--tier T] [--rounds N] [-- asv run options]
 #                        set up, benchmark the committed HEAD (tier T: nightly by default,
-#                        pr, weekly or all) and publish the site to .asv/html (tools/bench.py)
+#                        pr, weekly or all; N rounds a row, 1 by default) and publish the
+#                        site to .asv/html (tools/bench.py)
 #   tools/dev.sh test [pytest options]
 #                        set up, lint, and run the tests: with no options both lanes, timed
 #                        against their budgets (what CI runs); with options, pytest with
@@ -126,6 +127,6 @@ test)
     exec "$venv/bin/python" -m tests.support.lanes
     ;;
 *)
-    refuse "usage: tools/dev.sh bench [--tier pr|nightly|weekly|all] [-- asv run options] | test [pytest options] | setup"
+    refuse "usage: tools/dev.sh bench [--tier pr|nightly|weekly|all] [--rounds N] [-- asv run options] | test [pytest options] | setup"
     ;;
 esac

@@ -28,8 +28,8 @@ def test_dev_script_rejects_an_unknown_command_as_bad_input():
     )
     assert done.returncode == 4
     assert done.stderr.strip() == (
-        "dev.sh: usage: tools/dev.sh bench [--tier pr|nightly|weekly|all] [-- asv run options]"
-        " | test [pytest options] | setup"
+        "dev.sh: usage: tools/dev.sh bench [--tier pr|nightly|weekly|all] [--rounds N]"
+        " [-- asv run options] | test [pytest options] | setup"
     )
 
 
@@ -44,6 +44,36 @@ def test_the_bench_command_rejects_an_unknown_tier_before_benchmarking():
     assert done.returncode == 4
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("bench: argument --tier: invalid choice: 'hourly'")
+
+
+def test_the_bench_command_rejects_zero_rounds_before_benchmarking():
+    done = subprocess.run(
+        [sys.executable, "-m", "tools.bench", "--rounds", "0"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 4
+    (line,) = done.stderr.strip().splitlines()
+    assert line == (
+        "bench: argument --rounds: '0' is not a whole number of rounds, 1 or more (see --help)"
+    )
+
+
+def test_the_bench_command_times_each_row_in_its_rounds_unless_asv_is_told(monkeypatch):
+    from tools import bench
+
+    calls = []
+    monkeypatch.setattr(bench, "discovered", lambda repo: {"s": (None, ["bench_x.X.time_op"])})
+    monkeypatch.setattr(
+        bench, "asv", lambda *args, cwd: calls.append(args) or subprocess.CompletedProcess(args, 0)
+    )
+    bench.run(REPO_ROOT, "m", "^bench_x", [], 1)
+    bench.run(REPO_ROOT, "m", "^bench_x", ["-a", "rounds=2", "--bench", "x"], 1)
+    assert calls[0][:5] == ("run", "--machine", "m", "--attribute", "rounds=1")
+    assert calls[1][:5] == ("run", "--machine", "m", "-a", "rounds=2")
+    assert "rounds=1" not in calls[1]
 
 
 def test_ci_runs_the_readme_test_command():
