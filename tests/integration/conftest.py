@@ -12,6 +12,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if str(item.path).startswith(here):
             item.add_marker(pytest.mark.slow)
+            # Run on two cores (--dist loadgroup), a module keeps to one worker, so its
+            # fixtures build their histories once; every row is a test of its own.
+            if item.path.name != "test_every_row.py":
+                item.add_marker(pytest.mark.xdist_group(item.path.stem))
 
 
 @pytest.fixture(scope="session")
