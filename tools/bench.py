@@ -9,8 +9,9 @@ row. Each row is timed in one round (one benchmark process) by default, half wha
 nightly's history takes (asv's two), so a first look at the site costs minutes, not most
 of an hour; ``--rounds 2`` measures as the nightly does. One line per phase: the
 environment (asv's virtualenv, built on first use), the benchmarks (asv's own progress
-lines), the counts (one valgrind process for the commit), and the publish; it ends with
-the address to open. Options after ``--`` go to both asv
+lines), a publish of the timed rows (with the address to open: the site is there to look
+at while the counts run), the counts (one valgrind process for the commit), and the
+publish of everything; it ends with the address again. Options after ``--`` go to both asv
 runs (``-- --show-stderr`` prints why each n/a row skipped; ``-- --bench REGEX`` replaces
 the tier's rows).
 
@@ -43,10 +44,14 @@ TIERS = {
 COUNTS = r"bench_instructions\."
 SITE = Path(".asv") / "html"
 PORT = 8000
+ADDRESS = (
+    f"serve the site with .venv/bin/python -m http.server -d {SITE} {PORT}, "
+    f"then open http://localhost:{PORT}/"
+)
 
 
 def phase(number: int, name: str, what: str) -> float:
-    print(f"bench: [{number}/4] {name}: {what}", flush=True)
+    print(f"bench: [{number}/5] {name}: {what}", flush=True)
     return time.monotonic()
 
 
@@ -127,15 +132,18 @@ def main() -> int:
         else "valgrind is not installed, so the count rows show n/a (tools/dev.sh setup "
         "installs it where it can)"
     )
-    begun = phase(3, "counts", f"{counts} (benchmarks: {time.monotonic() - begun:.0f} s)")
-    failed |= run(repo, machine, counted, args.asv_args, args.rounds) == 2
-    begun = phase(4, "publish", f"the site to {SITE} (counts: {time.monotonic() - begun:.0f} s)")
+    # The timed rows go on the site before the counts are taken: a first look need not
+    # wait for valgrind's minutes.
+    phase(3, "publish", f"the timed rows to {SITE} (benchmarks: {time.monotonic() - begun:.0f} s)")
     publish(repo, repo / SITE)
-    print(
-        f"bench: done. Serve the site with: .venv/bin/python -m http.server -d {SITE} {PORT}\n"
-        f"bench: then open http://localhost:{PORT}/",
-        flush=True,
+    print(f"bench: the timed rows are published; {ADDRESS}; the counts follow", flush=True)
+    begun = phase(4, "counts", counts)
+    failed |= run(repo, machine, counted, args.asv_args, args.rounds) == 2
+    phase(
+        5, "publish", f"the site again, counts included (counts: {time.monotonic() - begun:.0f} s)"
     )
+    publish(repo, repo / SITE)
+    print(f"bench: done; {ADDRESS}", flush=True)
     if failed:
         print("bench: some benchmarks failed (the rest are published); see asv's output above")
         return Status.REGRESSED

@@ -29,12 +29,18 @@ def test_the_bench_command_publishes_a_site_that_works_offline(tmp_path, shared_
     site = repo.path / ".asv" / "html"
     phases = [line for line in done.stdout.splitlines() if line.startswith("bench: [")]
     assert [line.split(":")[1].strip() for line in phases] == [
-        "[1/4] environment",
-        "[2/4] benchmarks",
-        "[3/4] counts",
-        "[4/4] publish",
+        "[1/5] environment",
+        "[2/5] benchmarks",
+        "[3/5] publish",
+        "[4/5] counts",
+        "[5/5] publish",
     ]
-    assert "open http://localhost:8000/" in done.stdout and (site / ".tensorops-site").exists()
+    lines = done.stdout.splitlines()
+    (early,) = [n for n, line in enumerate(lines) if line.startswith("bench: the timed rows are")]
+    assert lines.index(phases[2]) < early < lines.index(phases[3])  # before the counts
+    assert lines[-1].startswith("bench: done;")
+    assert lines[-1].endswith("then open http://localhost:8000/")
+    assert (site / ".tensorops-site").exists()
     seen = browse_site(site, BENCH, Path(request.config.rootpath) / "test-artifacts" / "dev-bench")
     assert seen.off_host_requests == [] and seen.failed_requests == []
     assert seen.console_errors == []
