@@ -119,12 +119,13 @@ def test_the_planted_row_is_slower_under_the_new_release_confirmed_and_explained
     assert row["change"] == "slower" and row["slowdown"] > 1.5, row
     assert row["interval"][0] > 1.0
     assert row["twin"] == planted.COUNT_ROW and row["twin_slowdown"] > 1.5
-    # Why: the profiler sees twice the logsumexp calls a call under 2.14.1 as under 2.13.0
-    # (each counts the op and its inner call) ...
-    profile = re.search(
-        r"aten::logsumexp` \| [\d.]+ \| [\d.]+ \| (\d+) \| (\d+) \|", row["explanation"]
+    # Why: the profiler sees every operator of the call twice as often under 2.14.1 (the
+    # table lists those that cost most; logsumexp's own entry may be below them) ...
+    calls = re.findall(
+        r"^\| `aten::\w+` \| [\d.]+ \| [\d.]+ \| (\d+) \| (\d+) \|$", row["explanation"], re.M
     )
-    assert profile and 2 * int(profile[1]) == int(profile[2]), row["explanation"]
+    doubled = [before for before, after in calls if 2 * int(before) == int(after)]
+    assert len(doubled) >= 4 and len(doubled) >= 0.8 * len(calls), row["explanation"]
     # ... and callgrind names the functions the twin's count grew by.
     assert "grew or shrank most" in row["explanation"] and "| +" in row["explanation"]
 

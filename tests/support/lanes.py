@@ -6,12 +6,13 @@ slowest tests of both are listed at the end.
 
     python -m tests.support.lanes      (tools/dev.sh test with no options; .ci/run)
 
-The slow lane runs in two parts. First, on both cores at once, the tests that judge no
-timing: every row once (each row is one thread) and the modules whose asv runs, counts and
-sites are checked for what they record, not for a verdict on speed; each such module stays
-on one core (its fixtures build histories once). Then, alone, the modules whose tools
-compare timings and give a verdict (the gate, bisect, the triage, the releases): a second
-test beside them is exactly the host noise their verdicts must not depend on in a test.
+The slow lane runs in two parts. First, on both cores at once, every row once (each row
+is one thread) and the modules that ask no comparison to find nothing: their asv runs,
+counts and sites are checked for what they record, and any verdict they check is on a
+planted twofold slowdown or a row one side lacks, which a second test beside them cannot
+hide; each module stays on one core (its fixtures build histories once). Then, alone, the
+gate with bisect and the triage, whose tests also ask that a no-op comparison find nothing:
+a second test beside them would be host noise those verdicts must not depend on in a test.
 The JUnit reports stay in test-artifacts/lanes/ for whoever wants every test's time.
 """
 
@@ -40,6 +41,8 @@ PARALLEL = tuple(
         "test_instruction_counts",
         "test_dev_bench",
         "test_gpu_check_asv",
+        "test_releases",
+        "test_bad_night",
     )
 )
 REPORTS = Path("test-artifacts") / "lanes"
