@@ -9,10 +9,12 @@ slowest tests of both are listed at the end.
 The slow lane runs in two parts. First, on both cores at once, every row once (each row
 is one thread) and the modules that ask no comparison to find nothing: their asv runs,
 counts and sites are checked for what they record, and any verdict they check is on a
-planted twofold slowdown or a row one side lacks, which a second test beside them cannot
-hide; each module stays on one core (its fixtures build histories once). Then, alone, the
-gate with bisect and the triage, whose tests also ask that a no-op comparison find nothing:
-a second test beside them would be host noise those verdicts must not depend on in a test.
+planted twofold slowdown, which a second test beside them cannot hide; each module stays
+on one core (its fixtures build histories once). Then, alone, the gate with bisect and the
+triage, whose tests also ask that a no-op comparison find nothing (a second test beside
+them would be host noise those verdicts must not depend on in a test), and the releases,
+whose torch install and two environments took 2.4 times as long beside other tests as
+alone (docs/reference/tests.md).
 The JUnit reports stay in test-artifacts/lanes/ for whoever wants every test's time.
 """
 
@@ -31,18 +33,18 @@ BUDGETS = {"fast": 180, "slow": 1020}
 OVER_BUDGET = 1.5
 SLOWEST = 25
 INTEGRATION = "tests/integration"
-# The slow modules that judge no timing, run beside one another (see the docstring).
+# The slow modules run beside one another (see the docstring), the longest first: xdist
+# hands out whole modules in this order, and the rows' many short tests fill in around them.
 PARALLEL = tuple(
     f"{INTEGRATION}/{name}.py"
     for name in (
-        "test_every_row",
         "test_nightly",
-        "test_asv_e2e",
+        "test_bad_night",
         "test_instruction_counts",
+        "test_asv_e2e",
         "test_dev_bench",
         "test_gpu_check_asv",
-        "test_releases",
-        "test_bad_night",
+        "test_every_row",
     )
 )
 REPORTS = Path("test-artifacts") / "lanes"
