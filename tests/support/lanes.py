@@ -13,8 +13,8 @@ planted twofold slowdown, which a second test beside them cannot hide; each modu
 on one core (its fixtures build histories once). Then, alone, the gate with bisect and the
 triage, whose tests also ask that a no-op comparison find nothing (a second test beside
 them would be host noise those verdicts must not depend on in a test), and the releases,
-whose torch install and two environments took 2.4 times as long beside other tests as
-alone (docs/reference/tests.md).
+whose torch install and two environments take more than twice as long beside other tests
+(docs/reference/tests.md).
 The JUnit reports stay in test-artifacts/lanes/ for whoever wants every test's time.
 """
 
