@@ -6,6 +6,10 @@ import pytest
 
 from tests.support import planted
 
+# Modules that share one session fixture keep to one worker, which builds it once: the gate
+# with bisect and the triage work on the one planted history.
+SHARED_GROUPS = {"test_pr_gate_bisect": "planted_history", "test_triage": "planted_history"}
+
 
 def pytest_collection_modifyitems(config, items):
     here = __file__.rsplit("/", 1)[0]
@@ -15,7 +19,8 @@ def pytest_collection_modifyitems(config, items):
             # Run on two cores (--dist loadgroup), a module keeps to one worker, so its
             # fixtures build their histories once; every row is a test of its own.
             if item.path.name != "test_every_row.py":
-                item.add_marker(pytest.mark.xdist_group(item.path.stem))
+                group = SHARED_GROUPS.get(item.path.stem, item.path.stem)
+                item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")

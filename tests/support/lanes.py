@@ -6,15 +6,15 @@ slowest tests of both are listed at the end.
 
     python -m tests.support.lanes      (tools/dev.sh test with no options; .ci/run)
 
-The slow lane runs in two parts. First, on both cores at once, every row once (each row
-is one thread) and the modules that ask no comparison to find nothing: their asv runs,
-counts and sites are checked for what they record, and any verdict they check is on a
-planted twofold slowdown, which a second test beside them cannot hide; each module stays
-on one core (its fixtures build histories once). Then, alone, the gate with bisect and the
-triage, whose tests also ask that a no-op comparison find nothing (a second test beside
-them would be host noise those verdicts must not depend on in a test), and the releases,
-whose torch install and two environments take more than twice as long beside other tests
-(docs/reference/tests.md).
+The slow lane runs in two parts, each on both cores. First, every row once (each row is
+one thread) and the modules that build their own histories: the nightly, a bad night, the
+instruction counts, asv end to end, the bench command and the GPU check's asv part; each
+module stays on one core (its fixtures build histories once), the longest first. Then the
+modules of the shared planted history (the gate with bisect, then the triage) on one
+core, and the releases on the other: the verdicts those tests ask of a no-op are taken by
+alternation on one core (tools/_lib/remeasure.py), whose two sides meet a neighbour on the
+other core alike, and the releases' torch install and two environments, beside every row's
+large inputs, had taken more than twice as long (docs/reference/tests.md).
 The JUnit reports stay in test-artifacts/lanes/ for whoever wants every test's time.
 """
 
@@ -34,7 +34,8 @@ OVER_BUDGET = 1.5
 SLOWEST = 25
 INTEGRATION = "tests/integration"
 # The slow modules run beside one another (see the docstring), the longest first: xdist
-# hands out whole modules in this order, and the rows' many short tests fill in around them.
+# hands out whole modules in this order (not reordered by their number of tests, its
+# default), and the rows' many short tests fill in around them.
 PARALLEL = tuple(
     f"{INTEGRATION}/{name}.py"
     for name in (
@@ -47,6 +48,8 @@ PARALLEL = tuple(
         "test_every_row",
     )
 )
+# A module (or the modules of one shared fixture) keeps to one worker: conftest's groups.
+BOTH_CORES = ("-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder")
 REPORTS = Path("test-artifacts") / "lanes"
 
 
@@ -58,8 +61,8 @@ class Run:
 
 RUNS = (
     Run("fast", ("-m", "not slow", "-n", "2")),
-    Run("slow", (*PARALLEL, "-n", "2", "--dist", "loadgroup")),
-    Run("slow", ("-m", "slow", *(f"--ignore={path}" for path in PARALLEL))),
+    Run("slow", (*PARALLEL, *BOTH_CORES)),
+    Run("slow", ("-m", "slow", *(f"--ignore={path}" for path in PARALLEL), *BOTH_CORES)),
 )
 
 
