@@ -223,14 +223,17 @@ def test_5_a_commit_message_that_is_not_utf8_is_read(tmp_path):
     message.write_bytes("caf\xe9 latin-1 \xff\n".encode("latin-1"))
     repo.run(
         "git",
-        "-c",
-        "i18n.commitEncoding=latin-1",
+        "-c",  # an encoding git cannot convert from: log shows the message's bytes as they are
+        "i18n.commitEncoding=x-unknown",
         "commit",
         "-q",
         "--allow-empty",
         "-F",
         str(message),
     )
+    raw = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=repo.path, capture_output=True)
+    with pytest.raises(UnicodeDecodeError):  # stored and shown as the bytes given
+        raw.stdout.decode()
     subject, author = subject_and_author("HEAD", repo.path)
     assert subject.startswith("caf") and "latin-1" in subject and author.startswith("tests")
     assert git("log", "--format=%s", cwd=repo.path)
