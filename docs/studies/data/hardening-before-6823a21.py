@@ -44,6 +44,14 @@ def new_repo(path: Path) -> Path:
     return path
 
 
+# An unexpected error inside a command, under the tools' run_main.
+BROKEN = (
+    "from tools.common import run_main\n"
+    "def broken():\n    raise KeyError('surprise')\n"
+    "run_main('probe', broken)\n"
+)
+
+
 def test_3_a_night_whose_benchmark_failed_is_still_triaged(tmp_path):
     steps = yaml.safe_load((ROOT / ".github/workflows/nightly.yml").read_text())["jobs"]
     steps = steps["benchmark"]["steps"]
@@ -136,13 +144,8 @@ def test_7_the_token_is_in_no_error_line_and_on_no_command_line(monkeypatch, tmp
 def test_12_an_unwritable_log_folder_still_gives_one_line_and_status_3(tmp_path):
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    script = (
-        "from tools.common import run_main\n"
-        "def broken():\n    raise KeyError('surprise')\n"
-        "run_main('probe', broken)\n"
-    )
     done = subprocess.run(
-        [sys.executable, "-c", script],
+        [sys.executable, "-c", BROKEN],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -158,13 +161,8 @@ def test_12_an_unwritable_log_folder_still_gives_one_line_and_status_3(tmp_path)
 
 
 def test_12_the_default_log_folder_is_this_users_own(tmp_path):
-    script = (
-        "from tools.common import run_main\n"
-        "def broken():\n    raise KeyError('surprise')\n"
-        "run_main('probe', broken)\n"
-    )
     done = subprocess.run(
-        [sys.executable, "-c", script],
+        [sys.executable, "-c", BROKEN],
         cwd=ROOT,
         capture_output=True,
         text=True,
