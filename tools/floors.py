@@ -5,21 +5,26 @@ row at its floor on the host they run on.
 
     python -m tools.floors --machine NAME [--runs 4] [--tier pr] [--rows REGEX]
                            [--outbox DIR --no-fetch | --out FILE] [--noise PROFILE]
+                           [--samples FILE]
 
 The floors land in ``NAME/floors.json`` on the results branch, beside those of the other
 hosts the machine's runs landed on (or in ``--out``, with no results branch at all).
+``--samples`` also writes every no-op run's pairs (each side's blocks, by row and round), so
+another estimate can be tried on the same samples (tools/studies/estimates.py).
 Exit status: 0 written, 3 asv or git failed, 4 bad input.
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import re
 from pathlib import Path
 
 from tools._lib.antagonist import PROFILES, noise
 from tools._lib.asv_run import ensure_environment
 from tools._lib.cli import ArgumentParser, BadInput, machine_name, run_main
+from tools._lib.comparison import Paired
 from tools._lib.floors import FLOORS_FILE, Floors, floor_of, write_floors
 from tools._lib.gate import DEFAULT_TIERS
 from tools._lib.git import git, repo_root
@@ -35,16 +40,26 @@ from tools._lib.suites import tier_rows
 TIMED = re.compile(r"\.(time_\w+|track_(?!instructions\b)\w+)\('cpu'")
 
 
-def no_op_slowdowns(repo: Path, labels: list[str], runs: int) -> dict[str, list[float]]:
-    """Per row, its paired slowdown in each no-op run it was measured in."""
+def no_op_runs(repo: Path, labels: list[str], runs: int) -> list[dict[str, Paired]]:
+    """Each no-op run's paired measurement of every row it measured."""
     head = git("rev-parse", "HEAD", cwd=repo)
-    found: dict[str, list[float]] = {}
+    found = []
     for number in range(runs):
         print(f"floors: no-op run {number + 1} of {runs}", flush=True)
-        for label, outcome in compare_commits(repo, head, head, labels).items():
-            if outcome.paired is not None:
-                found.setdefault(label, []).append(outcome.paired.slowdown)
+        outcomes = compare_commits(repo, head, head, labels)
+        found.append({label: o.paired for label, o in outcomes.items() if o.paired is not None})
     return found
+
+
+def samples_of(runs: list[dict[str, Paired]]) -> list[dict]:
+    """The runs' pairs as JSON: per run and row, each side's blocks and the pairs a round."""
+    return [
+        {
+            label: {"before": p.before, "after": p.after, "rounds": p.rounds, "unit": p.unit}
+            for label, p in run.items()
+        }
+        for run in runs
+    ]
 
 
 def parse():
@@ -59,6 +74,7 @@ def parse():
     parser.add_argument("--remote", default="origin")
     parser.add_argument("--branch", default=DEFAULT_BRANCH)
     parser.add_argument("--noise", choices=sorted(PROFILES), help="an antagonist throughout")
+    parser.add_argument("--samples", type=Path, help="also write every no-op run's pairs here")
     args = parser.parse_args()
     if args.runs < 2:
         raise BadInput("--runs must be at least 2: one no-op says little of the next")
@@ -75,7 +91,13 @@ def measure(repo: Path, args) -> tuple[Floors, dict[str, list[float]]]:
         raise BadInput("no CPU timed row to measure floors for")
     ensure_environment(repo)
     with noise(args.noise):
-        slowdowns = no_op_slowdowns(repo, labels, args.runs)
+        runs = no_op_runs(repo, labels, args.runs)
+    if args.samples:
+        args.samples.write_text(json.dumps(samples_of(runs)) + "\n")
+    slowdowns: dict[str, list[float]] = {}
+    for run in runs:
+        for label, paired in run.items():
+            slowdowns.setdefault(label, []).append(paired.slowdown)
     measured = {
         label: floor_of(read) for label, read in slowdowns.items() if len(read) == args.runs
     }

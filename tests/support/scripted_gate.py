@@ -38,6 +38,7 @@ class ScriptedGate(Gate):
         self.base, self.head, self.factor = "b" * 40, "h" * 40, factor
         self.floors = Floors("scripted-host", 4 if floors else 0, floors or {})
         self.first, self.again, self.asked = first, again or {}, []
+        self.thresholds: dict[str, float | None] = {}
 
     def rows(self) -> list[Row]:
         return [
@@ -45,10 +46,11 @@ class ScriptedGate(Gate):
             for label, ratio in self.first.items()
         ]
 
-    def measure_again(self, labels: list[str]) -> dict[str, Outcome]:
-        self.asked.append(list(labels))
+    def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
+        self.asked.append(list(thresholds))
+        self.thresholds.update(thresholds)
         outcomes = {}
-        for label in labels:
+        for label in thresholds:
             ratio = self.again.get(label, self.first[label])
             if ratio is None:
                 outcomes[label] = Outcome(label, why="died at after: its process died")

@@ -23,11 +23,12 @@ def history(tmp_path):
     return repo.path, commits
 
 
-def scripted(commits: list[str], planted: str, measured: list):
+def scripted(commits: list[str], planted: str, measured: list, thresholds: list | None = None):
     """measure_pair as a host would answer it: 2x across the planted commit, else 1x."""
 
-    def measure_pair(repo, label, first, second):
+    def measure_pair(repo, label, first, second, threshold=None):
         measured.append((first, second))
+        (thresholds if thresholds is not None else []).append(threshold)
         crosses = commits.index(first) < commits.index(planted) <= commits.index(second)
         return Paired(label, "seconds", *pairs(2.0 if crosses else 1.0))
 
@@ -37,8 +38,8 @@ def scripted(commits: list[str], planted: str, measured: list):
 def test_a_verdict_that_does_not_hold_is_bisected_again_by_pairs(history, monkeypatch, capsys):
     repo, commits = history
     planted, named = commits[3], commits[5]  # asv find followed one slow process
-    measured = []
-    monkeypatch.setattr(bisection, "measure_pair", scripted(commits, planted, measured))
+    measured, thresholds = [], []
+    monkeypatch.setattr(bisection, "measure_pair", scripted(commits, planted, measured, thresholds))
     whole = Paired(TIME_ROW, "seconds", *pairs(2.0))
     found, step = bisection.checked(
         repo, TIME_ROW, commits[0], commits[-1], Bisection(named, commits[4], 2), whole
@@ -47,6 +48,8 @@ def test_a_verdict_that_does_not_hold_is_bisected_again_by_pairs(history, monkey
     assert step.slowdown > 1.9 and found.builds > 2
     assert f"asv find named {named[:12]}, which measured again is 1.00x" in capsys.readouterr().out
     assert (commits[4], named) in measured  # the named commit against its parent, first
+    # every pair is measured by the bar it is judged at (more rounds near it)
+    assert thresholds and all(abs(t - whole.slowdown**0.5) < 1e-9 for t in thresholds)
 
 
 def test_a_stretch_beside_the_named_commit_that_is_slower_too_casts_doubt(history, monkeypatch):
@@ -54,7 +57,7 @@ def test_a_stretch_beside_the_named_commit_that_is_slower_too_casts_doubt(histor
     planted = commits[2]
     monkeypatch.setattr(bisection, "measure_pair", scripted(commits, planted, []))
 
-    def also_slow(repo_, label, first, second):  # the named commit reads slow as well
+    def also_slow(repo_, label, first, second, threshold=None):  # the named one reads slow too
         slow = (first, second) == (commits[3], commits[4])
         return (
             Paired(label, "seconds", *pairs(2.0))

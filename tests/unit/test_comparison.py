@@ -14,6 +14,7 @@ from benchmarks._harness import twins
 from benchmarks._shapes import NLP, product
 from tests.support import REPO_ROOT
 from tests.support.scripted_gate import COUNT_ROW, OTHER_ROW, TIME_ROW, ScriptedGate, pairs
+from tools._lib import workers
 from tools._lib.asv_run import asv_environment, bench_selection, split_bench_selection
 from tools._lib.cli import Status
 from tools._lib.comparison import Paired, Row, compare, median_interval
@@ -113,10 +114,24 @@ def test_the_median_interval_holds_the_median_and_widens_with_fewer_pairs():
 def test_a_paired_row_is_slower_only_when_its_interval_lies_above_one():
     clear = Paired(TIME_ROW, "seconds", *pairs(1.25))
     assert clear.slowdown == clear.ratio and clear.slower(1.15) and not clear.slower(1.3)
-    spread = Paired(TIME_ROW, "seconds", (1.0,) * 8, (0.8, 1.4) * 4)  # median 1.1, wide
+    spread = Paired(TIME_ROW, "seconds", (1.0,) * 8, (0.8, 0.8, 1.4, 1.4) * 2)  # median 1.1, wide
     assert spread.slowdown > 1.05 and not spread.slower(1.05)
     rate = Paired("a.A.track_gbps('cpu',)", "GB/s", *pairs(0.8))  # a rate that fell
     assert rate.slowdown > 1.2 and rate.slower(1.15)
+
+
+def test_a_row_is_unsettled_only_near_its_threshold():
+    def paired(ratios: list[float]) -> Paired:
+        return Paired(TIME_ROW, "seconds", (1.0,) * len(ratios), tuple(ratios))
+
+    near = paired([1.07 + 0.004 * i for i in range(-6, 6)])  # 1.046 to 1.094
+    assert near.unsettled_at(1.08)  # halfway there, the interval holds it
+    assert not near.unsettled_at(1.20)  # not halfway to it
+    assert not near.unsettled_at(1.03)  # the whole interval is above it
+    assert not near.unsettled_at(None)  # not judged here
+    assert not paired([1.0 + 0.004 * i for i in range(-6, 6)]).unsettled_at(1.05)
+    rate = Paired(TIME_ROW, "GB/s", (1.07,) * 12, tuple(1 + 0.004 * i for i in range(-6, 6)))
+    assert rate.unsettled_at(1.08)  # a rate's fall, read the right way round
 
 
 def drifting_host(seed: int, blocks: int) -> list[float]:
@@ -154,6 +169,41 @@ def test_under_a_one_sided_drift_a_slowdown_is_found_and_a_no_op_is_not_flagged(
         assert hidden.slower(1.05) and abs(hidden.slowdown - 1.10) < 0.03, seed
 
 
+class CarriedOver:
+    """Two sides timed by tools/_lib/workers.alternate on a host where a block that follows
+    one of the other process (or the row's setup) costs ``penalty`` times one that follows
+    its own: 2x for a 48 MiB ``zeros`` on a 480 MiB-L3 Xeon host."""
+
+    def __init__(self, slowdown: float, penalty: float, jitter: int = 0):
+        self.workers = ("before", "after")
+        self.cost = {"before": 0.010, "after": 0.010 * slowdown}
+        self.penalty, self.last, self.draw = penalty, None, random.Random(jitter)
+
+    def ask(self, worker, timeout, block):
+        place = 1.0 if worker == self.last else self.penalty
+        self.last = worker
+        noise = 1 + self.draw.uniform(-0.01, 0.01)
+        return {"status": "measured", "value": self.cost[worker] * place * noise}
+
+
+def carried_over(slowdown: float, penalty: float, jitter: int = 0) -> Paired:
+    rounds = [
+        workers.alternate(CarriedOver(slowdown, penalty, jitter + r), 1, 8, 1.0) for r in range(3)
+    ]
+    return Paired.of_rounds(TIME_ROW, [workers.Timed(b, a, "seconds") for b, a in rounds])
+
+
+def test_a_blocks_place_in_the_abba_order_is_taken_out():
+    for jitter in range(50):
+        no_op = carried_over(1.0, penalty=2.0, jitter=jitter)
+        assert abs(no_op.slowdown - 1.0) < 0.02 and not no_op.slower(1.03), jitter
+        hidden = carried_over(1.10, penalty=2.0, jitter=jitter)
+        assert abs(hidden.slowdown - 1.10) < 0.02 and hidden.slower(1.05), jitter
+    # the pairs alone read 2 and 0.5 by turns: their median could be anything between
+    assert sorted({round(r, 1) for r in carried_over(1.0, 2.0).pair_ratios}) == [0.5, 2.0]
+    assert len(carried_over(1.0, 2.0).ratios) == 24  # eight pairs a round, three rounds
+
+
 def test_the_drift_would_mislead_sides_measured_seconds_apart():
     """What asv's rounds meet on such a host: each side's samples from its own stretch."""
     misled = 0
@@ -189,12 +239,15 @@ def test_a_slowdown_above_a_rows_floor_fails_though_below_the_factor():
     verdict = gate.decide(0)
     assert verdict.status == Status.REGRESSED
     assert [j.row.label for j in verdict.judged if j.slower] == [TIME_ROW]
+    # each row is measured by the threshold it is judged at
+    assert gate.thresholds == {TIME_ROW: 1.05, OTHER_ROW: 1.12}
 
 
 def test_a_row_whose_floor_is_above_the_factor_is_not_judged_here():
     gate = ScriptedGate({TIME_ROW: 1.0}, {TIME_ROW: 1.25}, floors={TIME_ROW: 1.30})
     verdict = gate.decide(0)
     assert verdict.status == Status.OK and [j.row.label for j in verdict.not_judged] == [TIME_ROW]
+    assert gate.thresholds == {TIME_ROW: None}
     text = summary(gate, verdict, ("base", "head"), lambda: "")
     section = text.split("### Not judged here")[1]
     assert TIME_ROW in section and "1.250x" in section and "floor 1.30 on this host" in section

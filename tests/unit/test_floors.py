@@ -43,6 +43,20 @@ def test_a_machines_file_keeps_every_hosts_floors(tmp_path):
         read_floors(path, "EPYC")
 
 
+def test_floors_of_another_paired_estimate_are_not_used(tmp_path, capsys):
+    path = tmp_path / "floors.json"
+    write_floors(path, Floors("EPYC", 4, {ROW: 1.05}), {"measured": "then"})
+    assert read_floors(path, "EPYC").by_row == {ROW: 1.05}
+    written = json.loads(path.read_text())
+    del written["hosts"]["EPYC"]["estimator"]  # as written before the place was taken out
+    path.write_text(json.dumps(written))
+    assert read_floors(path, "EPYC").threshold(ROW, 1.15) == 1.15  # the factor, not 1.05
+    assert "measured with another paired estimate" in capsys.readouterr().err
+    path.write_text('{"hosts": {"EPYC": {"floors": 3}}}')
+    with pytest.raises(BadInput, match="is not a floors file"):
+        read_floors(path, "EPYC")
+
+
 def test_floors_are_measured_for_the_timed_cpu_rows_not_the_counts():
     picked = [
         "bench_reduction.Softmax.time_softmax('cpu', 'float32', (1, 2), 'functional')",

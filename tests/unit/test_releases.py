@@ -148,8 +148,10 @@ def recorded(tmp_path, monkeypatch):
     comparison = ReleaseComparison(tmp_path, COMMIT, (old, new), "m", 1.15, floors)
     measured_again = []
 
-    def alternated(labels):
-        measured_again.append(list(labels))
+    def alternated(thresholds):
+        labels = list(thresholds)
+        measured_again.append(labels)
+        assert thresholds == {labels[0]: 1.04}  # measured by its floor
         paired = Paired(labels[0], "seconds", (1.0,) * 9, (1.9, 2.0, 2.1) * 3, (3, 3, 3))
         return {labels[0]: Outcome(labels[0], paired)}
 

@@ -93,7 +93,7 @@ def test_a_side_that_dies_ends_its_row_and_the_next_row_is_measured(probe_repo, 
     found = measure_again(probe_repo, sides, ["bench_probe.Dies.time_sum", FINE])
     assert found["bench_probe.Dies.time_sum"].paired is None
     assert "died at dies" in found["bench_probe.Dies.time_sum"].why
-    assert len(found[FINE].paired.ratios) == 2
+    assert len(found[FINE].paired.pair_ratios) == 2  # one ABBA cycle
 
 
 def test_a_side_that_hangs_is_given_up_on_and_the_next_row_is_measured(probe_repo, tmp_path):
@@ -118,3 +118,41 @@ def test_a_track_is_read_the_way_round_its_unit_says(probe_repo, tmp_path):
     (found,) = measure_again(probe_repo, sides, ["bench_probe.Tracked.track_value"]).values()
     assert found.paired.unit == "GB/s" and found.paired.ratio == 2.0
     assert found.paired.slowdown == 0.5  # a rate that doubled is twice as fast
+
+
+def scripted_rounds(monkeypatch, ratios: dict[str, list[float]]) -> dict[str, int]:
+    """One_round as a host would answer it: each row's pairs at the given ratios, every
+    round alike; how many rounds each row was measured in."""
+    measured_in = dict.fromkeys(ratios, 0)
+
+    def one_round(repo, sides, labels, scratch, round_):
+        for label in labels:
+            measured_in[label] += 1
+        return {
+            label: workers.Timed([1.0] * len(ratios[label]), list(ratios[label]), "seconds")
+            for label in labels
+        }
+
+    monkeypatch.setattr(remeasure, "one_round", one_round)
+    monkeypatch.setattr(remeasure, "ROUNDS", 3)
+    monkeypatch.setattr(remeasure, "EXTRA_ROUNDS", 2)
+    return measured_in
+
+
+def test_a_row_near_its_threshold_is_measured_in_more_rounds(monkeypatch, tmp_path):
+    spread = [1.0 + 0.006 * i for i in range(-4, 4)]  # a round's pairs, 0.976 to 1.018
+    measured_in = scripted_rounds(
+        monkeypatch,
+        {
+            "edge": [1.07 * r for r in spread],  # its interval holds the threshold, 1.08
+            "clear": [1.30 * r for r in spread],  # far past it
+            "no_op": spread,  # nowhere near it
+            "unjudged": [1.07 * r for r in spread],  # no threshold here
+        },
+    )
+    sides = (side(tmp_path, "a"), side(tmp_path, "b"))
+    thresholds = {"edge": 1.08, "clear": 1.08, "no_op": 1.08, "unjudged": None}
+    found = measure_again(tmp_path, sides, list(thresholds), thresholds)
+    extra = measured_in.pop("edge")
+    assert 3 < extra <= 5 and measured_in == {"clear": 3, "no_op": 3, "unjudged": 3}
+    assert found["edge"].paired.rounds == (8,) * extra

@@ -144,14 +144,16 @@ def pair_search(repo: Path, label: str, good: str, bad: str, bar: float):
     lo, hi, built, measured = 0, len(commits) - 1, set(), {}
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        paired = measure_pair(repo, label, commits[lo], commits[mid])
+        paired = measure_pair(repo, label, commits[lo], commits[mid], threshold=bar)
         built |= {commits[lo], commits[mid]}
         measured[lo, mid] = paired
         if paired is not None and paired.slowdown >= bar:
             hi = mid
         else:
             lo = mid
-    paired = measured.get((hi - 1, hi)) or measure_pair(repo, label, commits[hi - 1], commits[hi])
+    paired = measured.get((hi - 1, hi)) or measure_pair(
+        repo, label, commits[hi - 1], commits[hi], threshold=bar
+    )
     return Bisection(commits[hi], commits[hi - 1], len(built | {commits[hi - 1]})), paired
 
 
@@ -160,7 +162,7 @@ def stretch_doubt(repo: Path, label: str, first: str, second: str, bar: float) -
     ``bar`` times slower as well; empty when it is not, or is empty."""
     if first == second:
         return ""
-    paired = measure_pair(repo, label, first, second)
+    paired = measure_pair(repo, label, first, second, threshold=bar)
     if paired is None or not paired.slower(bar):
         return ""
     return f"but {first[:12]} -> {second[:12]} is {paired.slowdown:.2f}x slower as well"
@@ -171,7 +173,7 @@ def checked(repo: Path, label: str, good: str, bad: str, found: Bisection, whole
     ``whole``, kept when it holds measured again, else bisected again by pairs. The
     verdict and the named commit's pair."""
     bar = whole.slowdown**0.5
-    paired = measure_pair(repo, label, found.parent, found.guilty)
+    paired = measure_pair(repo, label, found.parent, found.guilty, threshold=bar)
     if paired is None or not paired.slower(bar):
         reading = f"{paired.slowdown:.2f}x" if paired is not None else "no result"
         doubt = f"which measured again is {reading} (below {bar:.2f}x)"

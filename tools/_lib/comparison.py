@@ -166,12 +166,17 @@ def median_interval(values: list[float], confidence: float = CONFIDENCE) -> tupl
 class Paired:
     """One row of two commits measured by alternation: the samples of each side in the
     order they were taken, pair ``i`` being ``(before[i], after[i])``, taken one right
-    after the other (the order inside a pair alternates).
+    after the other, the order inside a pair alternating (ABBA; tools/_lib/workers.py).
 
-    The estimate is the median of the pairs' ratios: a slowdown of the host lasting
-    seconds slows both halves of a pair alike and leaves its ratio, and a burst that hits
-    one half moves one ratio, which the median discards
-    (docs/explanation/comparison.md says why this one, from measurements).
+    The estimate is the median of the pairs' ratios, each with its place in the ABBA
+    order taken out: a slowdown of the host lasting seconds slows both halves of a pair
+    alike, and a burst that hits one half moves one ratio, which the median discards. The
+    place: the first block of a pair follows a block of its own process, the second one
+    of the other's, whose memory has just evicted its own, so a round's even pairs read
+    ``s * p`` and its odd ones ``s / p``; ``p`` is estimated as the square root of the two
+    halves' medians' quotient and divided out. Where it is worth 2x, as for a 48 MiB
+    ``zeros`` on one host, the plain pairs read 2 and 0.5 by turns and their median
+    anything between (docs/explanation/comparison.md, "The estimate and the verdict").
     """
 
     label: str
@@ -189,12 +194,26 @@ class Paired:
         return cls(label, rounds[0].unit, before, after, tuple(len(t.before) for t in rounds))
 
     @property
-    def ratios(self) -> list[float]:
+    def pair_ratios(self) -> list[float]:
+        """after/before of each pair, in the order taken."""
         return [after / before for before, after in zip(self.before, self.after, strict=True)]
 
     @property
+    def ratios(self) -> list[float]:
+        """after/before of each pair, its place in the ABBA order taken out (the pair's
+        parity inside its round says which place it had)."""
+        single = self.pair_ratios
+        parity = [i % 2 for size in self.rounds or (len(single),) for i in range(size)]
+        even = [r for r, odd in zip(single, parity, strict=True) if not odd]
+        odd = [r for r, odd in zip(single, parity, strict=True) if odd]
+        if not even or not odd:
+            return single
+        place = math.sqrt(statistics.median(even) / statistics.median(odd))
+        return [r * place if odd else r / place for r, odd in zip(single, parity, strict=True)]
+
+    @property
     def ratio(self) -> float:
-        """after/before, the median of the pairs'."""
+        """after/before, the median of the pairs' (their place taken out)."""
         return statistics.median(self.ratios)
 
     @property
@@ -237,6 +256,18 @@ class Paired:
         low, high = self.slowdown_interval
         moved = max(self.slowdown, 1 / self.slowdown) >= UNDECIDED_BEYOND
         return moved and low <= 1.0 <= high
+
+    def unsettled_at(self, threshold: float | None) -> bool:
+        """Whether the row is slower than ``threshold`` is what more pairs would tell: its
+        estimate has come at least halfway from 1 to the threshold and its interval still
+        holds the threshold. A real change just past a floor is then read from more
+        process pairs before it is missed, and a no-op that strayed towards its floor
+        before it is failed (docs/explanation/comparison.md, "The estimate and the
+        verdict")."""
+        if threshold is None or threshold <= 1.0:
+            return False
+        low, high = self.slowdown_interval
+        return self.slowdown >= (1 + threshold) / 2 and low <= threshold <= high
 
     @property
     def before_value(self) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,10 @@ MARGIN = 0.01
 MIN_FLOOR = 1.03
 # Where a host has no floors yet, a row is judged at the factor the caller gives (the
 # gate's: 1.15).
+# The paired estimate the floors were measured with (tools/_lib/comparison.Paired): 2 takes
+# each pair's place in the ABBA order out, 1 did not. Floors of another estimate say
+# nothing of this one's spread, so a host that has only those is judged at the factor.
+ESTIMATOR = 2
 
 
 @dataclass(frozen=True)
@@ -73,10 +78,20 @@ def read_floors(path: Path, host: str) -> Floors:
         entry = hosts.get(host)
         if entry is None:
             return no_floors(host)
-        floors = {str(k): float(v) for k, v in entry["floors"].items()}
-        return Floors(host, int(entry["runs"]), floors)
+        floors = Floors(
+            host, int(entry["runs"]), {str(k): float(v) for k, v in entry["floors"].items()}
+        )
+        estimator = entry.get("estimator", 1)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise BadInput(f"{path} is not a floors file: {error}") from None
+    if estimator != ESTIMATOR:
+        print(
+            f"floors: {path}: the floors of {host} were measured with another paired "
+            "estimate; judged at the factor until tools.floors measures them again",
+            file=sys.stderr,
+        )
+        return no_floors(host)
+    return floors
 
 
 def write_floors(path: Path, floors: Floors, measured: dict) -> None:
@@ -88,7 +103,12 @@ def write_floors(path: Path, floors: Floors, measured: dict) -> None:
             hosts = json.loads(path.read_text())["hosts"]
         except (ValueError, KeyError, TypeError):
             hosts = {}
-    hosts[floors.host] = {"runs": floors.runs, "floors": floors.by_row, **measured}
+    hosts[floors.host] = {
+        "runs": floors.runs,
+        "floors": floors.by_row,
+        "estimator": ESTIMATOR,
+        **measured,
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({"version": 1, "hosts": hosts}, indent=1, sort_keys=True) + "\n"
     temporary = path.with_suffix(".tmp")

@@ -146,18 +146,24 @@ class Gate:
             and row.slower(self.count_factor if is_count(row.unit) else self.factor)
         ]
 
-    def measure_again(self, labels: list[str]) -> dict[str, Outcome]:
-        return compare_commits(self.repo, self.base, self.head, labels)
+    def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
+        """The rows of ``thresholds`` measured again, each by what it will be judged at."""
+        return compare_commits(self.repo, self.base, self.head, list(thresholds), None, thresholds)
 
     def judge(self, rows: list[Row]) -> list[Judged]:
         """Every timed row measured again by alternation and judged at its threshold."""
-        timed = [row for row in rows if is_timed(row)]
-        if not timed:
+        thresholds = {
+            row.label: self.floors.threshold(row.label, self.factor)
+            for row in rows
+            if is_timed(row)
+        }
+        if not thresholds:
             return []
-        outcomes = self.measure_again([row.label for row in timed])
+        outcomes = self.measure_again(thresholds)
         return [
-            Judged(row, outcomes[row.label], self.floors.threshold(row.label, self.factor))
-            for row in timed
+            Judged(row, outcomes[row.label], thresholds[row.label])
+            for row in rows
+            if row.label in thresholds
         ]
 
     def decide(self, first_pass: int) -> Verdict:

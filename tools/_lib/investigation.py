@@ -43,7 +43,7 @@ class Investigation:
     def investigate(self, step: Step) -> Regression:
         """Confirm, bisect and explain one step: each stage a room of its own, in turn."""
         threshold = self.confirmed_at(step)
-        measured = measured_again(self.repo, self.machine, step, step.good, step.bad)
+        measured = measured_again(self.repo, self.machine, step, step.good, step.bad, threshold)
         record = judged(step, measured, threshold)
         if record.finding != Finding.CONFIRMED:
             return record
@@ -67,11 +67,14 @@ def resolution_of(investigation: Investigation, record: Regression) -> Regressio
     if not looks_back:
         print(f"triage: {step.label}: still {now:.2f}x at {commit[:12]}")
         return record
-    again = measured_again(investigation.repo, investigation.machine, step, record.parent, commit)
+    threshold = investigation.confirmed_at(step)
+    again = measured_again(
+        investigation.repo, investigation.machine, step, record.parent, commit, threshold
+    )
     if again is None:
         print(f"triage: {step.label}: not measured again at {commit[:12]}; stays open")
         return record
-    if again.slower(investigation.confirmed_at(step)):
+    if again.slower(threshold):
         print(f"triage: {step.label}: still {again.slowdown:.2f}x at {commit[:12]}")
         return record
     print(f"triage: {step.label}: back within its threshold at {commit[:12]}")

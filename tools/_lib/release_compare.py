@@ -136,15 +136,15 @@ class ReleaseComparison:
             missing[f"{key[0]}{key[1]}"] = unavailable(states, self.names)
         return rows, missing
 
-    def measure_again(self, labels: list[str]) -> dict[str, Outcome]:
-        """The timed rows by alternation: each release's interpreter over the commit's
-        library."""
+    def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
+        """The timed rows by alternation, each by what it will be judged at: each
+        release's interpreter over the commit's library."""
         with commit_library(self.repo, self.commit) as library:
             sides = tuple(
                 Side(name, release.python, library)
                 for name, release in zip(self.names, self.releases, strict=True)
             )
-            return measure_again(self.repo, sides, labels)
+            return measure_again(self.repo, sides, list(thresholds), thresholds)
 
     def decide(self, measured: int) -> ReleaseVerdict:
         """The verdict after asv's run exited ``measured``: every row compared, the % of
@@ -155,13 +155,13 @@ class ReleaseComparison:
         by_label = {row.label: row for row in rows}
         chosen = [row for row in rows if PEAK_METHOD not in row.benchmark]
         timed = [row for row in chosen if is_timed(row)]
-        outcomes = self.measure_again([row.label for row in timed]) if timed else {}
+        thresholds = {row.label: self.floors.threshold(row.label, self.factor) for row in timed}
+        outcomes = self.measure_again(thresholds) if timed else {}
         twins = count_twins(self.repo)
         compared = []
         for row in chosen:
             if row in timed:
-                threshold = self.floors.threshold(row.label, self.factor)
-                one = timed_verdict(Judged(row, outcomes[row.label], threshold))
+                one = timed_verdict(Judged(row, outcomes[row.label], thresholds[row.label]))
             else:
                 one = asv_verdict(row, COUNT_FACTOR if is_count(row.unit) else self.factor)
             twin = by_label.get(twins.get(row.label, ""))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,8 +46,8 @@ from tools._lib.workers import (
 # three (docs/explanation/comparison.md, "Processes").
 ROUNDS = 3
 PAIRS = 8  # per round
-# A row still undecided after the rounds (tools/_lib/comparison.Paired.undecided) gets
-# this many more, only it.
+# A row still undecided after the rounds (tools/_lib/comparison.Paired.undecided), or
+# unsettled at its threshold (Paired.unsettled_at), gets up to this many more, only it.
 EXTRA_ROUNDS = 2
 # A row's timed blocks stop at about this many seconds a round; a slow row gets fewer pairs.
 ROW_SECONDS = 3.0
@@ -88,20 +88,34 @@ def one_round(
     return timed
 
 
+def needs_more(paired: Paired, threshold: float | None) -> bool:
+    """Whether a row measured in every round gets another."""
+    return paired.undecided or paired.unsettled_at(threshold)
+
+
 def measure_again(
-    repo: Path, sides: tuple[Side, Side], labels: Sequence[str]
+    repo: Path,
+    sides: tuple[Side, Side],
+    labels: Sequence[str],
+    thresholds: Mapping[str, float | None] | None = None,
 ) -> dict[str, Outcome]:
     """Every row of ``labels`` measured on both sides by alternation, in rounds of fresh
-    process pairs, by label; a row that fails in a round is not measured again after it."""
+    process pairs, by label; a row that fails in a round is not measured again after it.
+    ``thresholds``: what each row will be judged at, where the caller knows (a row near it
+    gets the extra rounds)."""
     timed: dict[str, list[Timed]] = {label: [] for label in labels}
     failed: dict[str, str] = {}
+    thresholds = thresholds or {}
     with tempfile.TemporaryDirectory(prefix="remeasure-") as folder:
         for round_ in range(ROUNDS + EXTRA_ROUNDS):
             wanted = [
                 label
                 for label in labels
                 if label not in failed
-                and (round_ < ROUNDS or Paired.of_rounds(label, timed[label]).undecided)
+                and (
+                    round_ < ROUNDS
+                    or needs_more(Paired.of_rounds(label, timed[label]), thresholds.get(label))
+                )
             ]
             if not wanted:
                 break
@@ -158,19 +172,29 @@ def default_python(repo: Path) -> Path:
 
 
 def compare_commits(
-    repo: Path, before: str, after: str, labels: Sequence[str], python: Path | None = None
+    repo: Path,
+    before: str,
+    after: str,
+    labels: Sequence[str],
+    python: Path | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
 ) -> dict[str, Outcome]:
     """The rows at commit ``before`` and at ``after``, measured again by alternation."""
     interpreter = python or default_python(repo)
     with commit_library(repo, before) as old, commit_library(repo, after) as new:
         sides = (Side(before[:12], interpreter, old), Side(after[:12], interpreter, new))
-        return measure_again(repo, sides, labels)
+        return measure_again(repo, sides, labels, thresholds)
 
 
-def measure_pair(repo: Path, label: str, first: str, second: str) -> Paired | None:
-    """One row at two commits, measured again by alternation; None when it could not be
-    (a side skipped, failed or hung: the log says which)."""
-    return compare_commits(repo, first, second, [label])[label].paired
+def measure_pair(
+    repo: Path, label: str, first: str, second: str, threshold: float | None = None
+) -> Paired | None:
+    """One row at two commits, measured again by alternation (``threshold``: what it will
+    be judged at, if known); None when it could not be (a side skipped, failed or hung:
+    the log says which)."""
+    return compare_commits(repo, first, second, [label], thresholds={label: threshold})[
+        label
+    ].paired
 
 
 def profile_pair(repo: Path, before: str, after: str, label: str, calls: int) -> tuple[dict, dict]:

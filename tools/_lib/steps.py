@@ -124,14 +124,14 @@ def latest_value(repo: Path, machine: str, step: Step) -> tuple[str, float] | No
     return None
 
 
-def measured_again(repo: Path, machine: str, step: Step, first: str, second: str):
+def measured_again(repo: Path, machine: str, step: Step, first: str, second: str, threshold: float):
     """The step's row from ``first`` to ``second``: by alternation for a timed row (a
-    ``Paired``), from the history for a count (deterministic: asv's ``Row``); None when it
-    gives no value."""
+    ``Paired``, measured by the slowdown ``threshold`` it will be judged at), from the
+    history for a count (deterministic: asv's ``Row``); None when it gives no value."""
     if is_count(step.unit):
         env = default_release(repo).env_name
         rows = compare(
             repo / RESULTS_DIR, machine, (first, env), (second, env), {step.benchmark: step.unit}
         )
         return next((row for row in rows if row.label == step.label), None)
-    return measure_pair(repo, step.label, first, second)
+    return measure_pair(repo, step.label, first, second, threshold=threshold)

@@ -142,10 +142,14 @@ class RowOnSides:
 
 
 def alternate(row: RowOnSides, number: int, pairs: int, timeout: float):
-    """``pairs`` pairs of blocks, in ABBA order; each side's values in pair order."""
+    """``pairs`` pairs of blocks in ABBA order after one pair not kept; each side's values
+    in pair order. The first block of a row follows its setup, a place no later block has;
+    after it, the first block of every pair follows one of its own process and the second
+    one of the other's, and each ABBA cycle puts each side once in each place
+    (tools/_lib/comparison.Paired)."""
     first, second = row.workers
     values: dict[Worker, list[float]] = {first: [], second: []}
-    for index in range(pairs):
+    for index in range(pairs + 1):
         for worker in (first, second) if index % 2 == 0 else (second, first):
             answer = row.ask(worker, timeout, block=number)
             if answer["status"] != "measured":
@@ -153,7 +157,8 @@ def alternate(row: RowOnSides, number: int, pairs: int, timeout: float):
                     f"{answer['status']} at {worker.side.name}: "
                     f"{answer.get('reason', 'its process died')}"
                 )
-            values[worker].append(answer["value"])
+            if index:
+                values[worker].append(answer["value"])
     return values[first], values[second]
 
 
@@ -181,7 +186,8 @@ def measure_row(
         slowest = max(answer["seconds"] for answer in answers)
         number = max(1, round(BLOCK_SECONDS / max(slowest, 1e-9)))
         block = number * slowest
-        affordable = max(2, min(pairs, int(seconds / (2 * block))))
+        affordable = max(2, min(pairs, int(seconds / (2 * block)) - 1))
+        affordable -= affordable % 2  # whole ABBA cycles (tools/_lib/comparison.Paired)
         before, after = alternate(row, number, affordable, block * 10 + BLOCK_SLACK_SECONDS)
         return Timed(before, after, answers[0]["unit"])
     finally:

@@ -1,0 +1,116 @@
+"""Two paired estimates on the same no-op samples: the median of the pairs' ratios as they
+were taken, and with each pair's place in the ABBA order taken out (what the comparison
+uses: tools/_lib/comparison.Paired). Per estimate and run, the time rows' no-op slowdowns
+(median, 95th percentile, max), then the floors each gives (tools/_lib/floors.py) and how
+often a run left out of them reads past them.
+
+    python -m tools.floors --machine NAME --runs 4 --out FLOORS --samples SAMPLES
+    python -m tools.studies.estimates SAMPLES [--out FILE]
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.comparison import Paired, higher_is_better
+from tools._lib.floors import floor_of
+
+
+def as_taken(paired: Paired) -> float:
+    """The slowdown the plain median of the pairs' ratios reads."""
+    ratio = statistics.median(paired.pair_ratios)
+    return 1 / ratio if higher_is_better(paired.unit) else ratio
+
+
+ESTIMATES = {"pairs as taken": as_taken, "place taken out": lambda p: p.slowdown}
+
+
+def read_samples(path: Path) -> list[dict[str, Paired]]:
+    try:
+        runs = json.loads(path.read_text())
+        return [
+            {
+                label: Paired(
+                    label, s["unit"], tuple(s["before"]), tuple(s["after"]), tuple(s["rounds"])
+                )
+                for label, s in run.items()
+            }
+            for run in runs
+        ]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise BadInput(f"{path} is not a samples file of tools.floors: {error}") from None
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[round(q * (len(ordered) - 1))]
+
+
+def one_estimate(runs: list[dict[str, Paired]], estimate) -> dict:
+    """The no-op slowdowns of every time row by run, their summary, and the floors."""
+    labels = sorted(set.intersection(*(set(run) for run in runs)))
+    labels = [label for label in labels if ".time_" in label]
+    read = {label: [estimate(run[label]) for run in runs] for label in labels}
+    per_run = []
+    for number in range(len(runs)):
+        values = [read[label][number] for label in labels]
+        per_run.append(
+            {
+                "median": statistics.median(values),
+                "p95": quantile(values, 0.95),
+                "max": max(values),
+                "above 1.05": sum(v > 1.05 for v in values),
+                "above 1.15": sum(v > 1.15 for v in values),
+            }
+        )
+    floors = sorted(floor_of(values) for values in read.values())
+    held_out = 0  # rows whose read in a run passed the floor the other runs gave it
+    for number in range(len(runs)):
+        for values in read.values():
+            others = values[:number] + values[number + 1 :]
+            held_out += values[number] > floor_of(others)
+    return {
+        "rows": len(labels),
+        "runs": per_run,
+        "floors": {
+            "median": statistics.median(floors),
+            "at most 1.07": sum(f <= 1.07 for f in floors),
+            "at most 1.10": sum(f <= 1.10 for f in floors),
+            "above 1.15": sum(f > 1.15 for f in floors),
+        },
+        "held-out reads past their floor": held_out,
+        "slowdowns": read,
+    }
+
+
+def main() -> int:
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("samples", type=Path, help="a samples file of tools.floors")
+    parser.add_argument("--out", type=Path, help="write every estimate's slowdowns as JSON")
+    args = parser.parse_args()
+    runs = read_samples(args.samples)
+    if len(runs) < 2:
+        raise BadInput("the samples hold fewer than two no-op runs")
+    found = {name: one_estimate(runs, estimate) for name, estimate in ESTIMATES.items()}
+    for name, result in found.items():
+        print(
+            f"{name}: {result['rows']} time rows, floors {result['floors']}, "
+            f"held-out reads past their floor {result['held-out reads past their floor']}"
+        )
+        for number, run in enumerate(result["runs"], 1):
+            print(
+                f"  run {number}: "
+                + ", ".join(
+                    f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in run.items()
+                )
+            )
+    if args.out:
+        args.out.write_text(json.dumps(found, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    run_main("estimates", main)
