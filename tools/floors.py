@@ -5,12 +5,15 @@ row at its floor on the host they run on.
 
     python -m tools.floors --machine NAME [--runs 4] [--tier pr] [--rows REGEX]
                            [--outbox DIR --no-fetch | --out FILE] [--noise PROFILE]
-                           [--samples FILE]
+                           [--samples FILE | --from-samples FILE]
 
 The floors land in ``NAME/floors.json`` on the results branch, beside those of the other
 hosts the machine's runs landed on (or in ``--out``, with no results branch at all).
 ``--samples`` also writes every no-op run's pairs (each side's blocks, by row and round), so
-another estimate can be tried on the same samples (tools/studies/estimates.py).
+another estimate can be tried on the same samples (tools/studies/estimates.py);
+``--from-samples`` makes the floors again from such a file, measured on this host, with
+today's paired estimate (no new runs: when the estimate changes, its floors need not
+wait for the week's).
 Exit status: 0 written, 3 asv or git failed, 4 bad input.
 """
 
@@ -25,7 +28,14 @@ from tools._lib.antagonist import PROFILES, noise
 from tools._lib.asv_run import ensure_environment
 from tools._lib.cli import ArgumentParser, BadInput, machine_name, run_main
 from tools._lib.comparison import Paired
-from tools._lib.floors import FLOORS_FILE, Floors, floor_of, write_floors
+from tools._lib.floors import (
+    FLOORS_FILE,
+    Floors,
+    floor_of,
+    read_samples,
+    samples_of,
+    write_floors,
+)
 from tools._lib.gate import DEFAULT_TIERS
 from tools._lib.git import git, repo_root
 from tools._lib.machines import this_host
@@ -51,17 +61,6 @@ def no_op_runs(repo: Path, labels: list[str], runs: int) -> list[dict[str, Paire
     return found
 
 
-def samples_of(runs: list[dict[str, Paired]]) -> list[dict]:
-    """The runs' pairs as JSON: per run and row, each side's blocks and the pairs a round."""
-    return [
-        {
-            label: {"before": p.before, "after": p.after, "rounds": p.rounds, "unit": p.unit}
-            for label, p in run.items()
-        }
-        for run in runs
-    ]
-
-
 def parse():
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--machine", required=True, type=machine_name)
@@ -75,6 +74,9 @@ def parse():
     parser.add_argument("--branch", default=DEFAULT_BRANCH)
     parser.add_argument("--noise", choices=sorted(PROFILES), help="an antagonist throughout")
     parser.add_argument("--samples", type=Path, help="also write every no-op run's pairs here")
+    parser.add_argument(
+        "--from-samples", type=Path, help="no new runs: the floors of this host's samples file"
+    )
     args = parser.parse_args()
     if args.runs < 2:
         raise BadInput("--runs must be at least 2: one no-op says little of the next")
@@ -89,15 +91,23 @@ def measure(repo: Path, args) -> tuple[Floors, dict[str, list[float]]]:
         labels = [label for label in labels if re.match(args.rows, label)]
     if not labels:
         raise BadInput("no CPU timed row to measure floors for")
-    ensure_environment(repo)
-    with noise(args.noise):
-        runs = no_op_runs(repo, labels, args.runs)
+    if args.from_samples:
+        runs = read_samples(args.from_samples)
+        if len(runs) < 2:
+            raise BadInput(f"{args.from_samples} holds fewer than two no-op runs")
+        args.runs = len(runs)
+    else:
+        ensure_environment(repo)
+        with noise(args.noise):
+            runs = no_op_runs(repo, labels, args.runs)
     if args.samples:
         args.samples.write_text(json.dumps(samples_of(runs)) + "\n")
     slowdowns: dict[str, list[float]] = {}
+    wanted = set(labels)
     for run in runs:
         for label, paired in run.items():
-            slowdowns.setdefault(label, []).append(paired.slowdown)
+            if label in wanted:
+                slowdowns.setdefault(label, []).append(paired.slowdown)
     measured = {
         label: floor_of(read) for label, read in slowdowns.items() if len(read) == args.runs
     }
@@ -111,6 +121,7 @@ def main() -> int:
         "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%MZ"),
         "commit": git("rev-parse", "HEAD", cwd=repo),
         "noise": args.noise,
+        **({"from_samples": args.from_samples.name} if args.from_samples else {}),
     }
     if args.out:
         floors, slowdowns = measure(repo, args)

@@ -228,6 +228,7 @@ CI_SCRIPTS = [
     "file_issues",
     "pr_comment",
     "studies.noise_study",
+    "studies.estimates",
     "studies.antagonist",
     "studies.timer_crosscheck",
     "studies.detection_power",

@@ -34,6 +34,7 @@ COMMANDS = [
 ]
 STUDIES = [
     "noise_study",
+    "estimates",
     "detection_power",
     "host_speed",
     "antagonist",

@@ -360,3 +360,37 @@ def test_host_speed_times_both_calls_in_windows_and_refuses_a_window_past_the_ru
     assert "windows relative to it" in done.stdout
     bad = subprocess.run([*command, "--window", "2"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert bad.returncode == 4 and "the window within the run" in bad.stderr
+
+
+def test_the_estimates_study_reads_both_estimates_from_the_samples_floors_wrote(
+    tmp_path, monkeypatch
+):
+    from tools._lib.comparison import Paired
+    from tools._lib.floors import read_samples, samples_of
+    from tools.studies import estimates
+
+    def placed(label: str, place: float) -> Paired:
+        """A no-op whose pairs read ``place`` and its inverse by turns (a block's place
+        in the ABBA order worth that much): the plain median lands between the two."""
+        after = [place if i % 2 == 0 else 1 / place for i in range(8)]
+        return Paired(label, "seconds", (1.0,) * 8, tuple(after), (8,))
+
+    row = "bench_creation.Zeros.time_zeros('cpu', (32, 512, 768), 'on_device')"
+    runs = [{row: placed(row, place)} for place in (2.0, 0.5, 1.6, 0.6)]
+    path = tmp_path / "samples.json"
+    path.write_text(json.dumps(samples_of(runs)))
+    back = read_samples(path)
+    assert back[0][row] == runs[0][row]  # what tools.floors --samples wrote, read back
+    found = {name: estimates.one_estimate(back, e) for name, e in estimates.ESTIMATES.items()}
+    taken_out = found["place taken out"]["slowdowns"][row]
+    as_taken = found["pairs as taken"]["slowdowns"][row]
+    assert all(abs(s - 1) < 0.01 for s in taken_out)
+    assert min(as_taken) > 1.1  # the plain median, between the two places
+    assert found["place taken out"]["floors"]["median"] == 1.03  # the lowest floor there is
+    path.write_text("[{}]")
+    with pytest.raises(BadInput, match="fewer than two"):
+        monkeypatch.setattr(sys, "argv", ["estimates", str(path)])
+        estimates.main()
+    path.write_text("{not json")
+    with pytest.raises(BadInput, match="is not a samples file"):
+        read_samples(path)

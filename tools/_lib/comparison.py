@@ -173,10 +173,11 @@ class Paired:
     alike, and a burst that hits one half moves one ratio, which the median discards. The
     place: the first block of a pair follows a block of its own process, the second one
     of the other's, whose memory has just evicted its own, so a round's even pairs read
-    ``s * p`` and its odd ones ``s / p``; ``p`` is estimated as the square root of the two
-    halves' medians' quotient and divided out. Where it is worth 2x, as for a 48 MiB
-    ``zeros`` on one host, the plain pairs read 2 and 0.5 by turns and their median
-    anything between (docs/explanation/comparison.md, "The estimate and the verdict").
+    ``s * p`` and its odd ones ``s / p``; ``p`` is estimated in each round as the square
+    root of the quotient of its two halves' medians, and divided out. Where it is worth
+    2x, as for a 48 MiB ``zeros`` on one host, the plain pairs read 2 and 0.5 by turns
+    and their median anything between (docs/explanation/comparison.md, "The estimate and
+    the verdict").
     """
 
     label: str
@@ -200,16 +201,17 @@ class Paired:
 
     @property
     def ratios(self) -> list[float]:
-        """after/before of each pair, its place in the ABBA order taken out (the pair's
-        parity inside its round says which place it had)."""
-        single = self.pair_ratios
-        parity = [i % 2 for size in self.rounds or (len(single),) for i in range(size)]
-        even = [r for r, odd in zip(single, parity, strict=True) if not odd]
-        odd = [r for r, odd in zip(single, parity, strict=True) if odd]
-        if not even or not odd:
-            return single
-        place = math.sqrt(statistics.median(even) / statistics.median(odd))
-        return [r * place if odd else r / place for r, odd in zip(single, parity, strict=True)]
+        """after/before of each pair, its place in the ABBA order taken out round by round
+        (a round is one pair of processes, and what a place is worth differs between
+        them; the pair's parity inside its round says which place it had)."""
+        single, found, start = self.pair_ratios, [], 0
+        for size in self.rounds or (len(single),):
+            taken = single[start : start + size]
+            start += size
+            even, odd = taken[0::2], taken[1::2]
+            place = math.sqrt(statistics.median(even) / statistics.median(odd)) if odd else 1.0
+            found += [r * place if i % 2 else r / place for i, r in enumerate(taken)]
+        return found
 
     @property
     def ratio(self) -> float:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools._lib.cli import BadInput
+from tools._lib.comparison import Paired
 
 FLOORS_FILE = "floors.json"
 # A row's floor stands above the no-op slowdowns measured on its host: their worst spread
@@ -114,3 +115,32 @@ def write_floors(path: Path, floors: Floors, measured: dict) -> None:
     temporary = path.with_suffix(".tmp")
     temporary.write_text(text)
     temporary.replace(path)
+
+
+def samples_of(runs: list[dict[str, Paired]]) -> list[dict]:
+    """No-op runs' pairs as JSON: per run and row, each side's blocks and the pairs a round
+    (``tools.floors --samples``): floors and estimates can be made again from them."""
+    return [
+        {
+            label: {"before": p.before, "after": p.after, "rounds": p.rounds, "unit": p.unit}
+            for label, p in run.items()
+        }
+        for run in runs
+    ]
+
+
+def read_samples(path: Path) -> list[dict[str, Paired]]:
+    """The no-op runs of a samples file; bad input for anything else."""
+    try:
+        runs = json.loads(path.read_text())
+        return [
+            {
+                label: Paired(
+                    label, s["unit"], tuple(s["before"]), tuple(s["after"]), tuple(s["rounds"])
+                )
+                for label, s in run.items()
+            }
+            for run in runs
+        ]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise BadInput(f"{path} is not a samples file of tools.floors: {error}") from None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tools._lib.cli import ArgumentParser, BadInput, run_main
 from tools._lib.comparison import Paired, higher_is_better
-from tools._lib.floors import floor_of
+from tools._lib.floors import floor_of, read_samples
 
 
 def as_taken(paired: Paired) -> float:
@@ -26,22 +26,6 @@ def as_taken(paired: Paired) -> float:
 
 
 ESTIMATES = {"pairs as taken": as_taken, "place taken out": lambda p: p.slowdown}
-
-
-def read_samples(path: Path) -> list[dict[str, Paired]]:
-    try:
-        runs = json.loads(path.read_text())
-        return [
-            {
-                label: Paired(
-                    label, s["unit"], tuple(s["before"]), tuple(s["after"]), tuple(s["rounds"])
-                )
-                for label, s in run.items()
-            }
-            for run in runs
-        ]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise BadInput(f"{path} is not a samples file of tools.floors: {error}") from None
 
 
 def quantile(values: list[float], q: float) -> float:
