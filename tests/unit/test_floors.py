@@ -1,15 +1,27 @@
 """Each machine's floors: how one is made from no-op comparisons, what a row is judged at
 where its host has floors, where it has none, and where its floor is above the factor; a
-machine's file keeps every host's floors."""
+machine's file keeps every host's floors, and floors are made again from kept samples."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
+from tests.support import REPO_ROOT
 from tools._lib.cli import BadInput
-from tools._lib.floors import MIN_FLOOR, Floors, floor_of, no_floors, read_floors, write_floors
+from tools._lib.comparison import Paired
+from tools._lib.floors import (
+    MIN_FLOOR,
+    Floors,
+    floor_of,
+    no_floors,
+    read_floors,
+    samples_of,
+    write_floors,
+)
 from tools.floors import TIMED
 
 ROW = "bench_a.A.time_x('cpu',)"
@@ -68,3 +80,35 @@ def test_floors_are_measured_for_the_timed_cpu_rows_not_the_counts():
         "bench_reduction.Softmax.peakmem_softmax('cpu', 'float32', (1, 2), 'functional')",
     ]
     assert [row for row in picked + left if TIMED.search(row)] == picked
+
+
+def test_floors_are_made_again_from_kept_samples_without_measuring(tmp_path):
+    row = "bench_creation.Zeros.time_zeros('cpu', (32, 512, 768), 'on_device')"
+    placed = [2.0, 0.5] * 4  # a place in the ABBA order worth 2x, and no change
+    runs = [
+        {row: Paired(row, "seconds", (1.0,) * 8, tuple(r * s for r in placed), (8,))}
+        for s in (1.0, 1.02)
+    ]
+    samples, out = tmp_path / "samples.json", tmp_path / "floors.json"
+    samples.write_text(json.dumps(samples_of(runs)))
+    command = [sys.executable, "-m", "tools.floors", "--machine", "m", "--out", str(out)]
+    done = subprocess.run(
+        [*command, "--from-samples", str(samples), "--rows", r"bench_creation\.Zeros"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads(out.read_text())["hosts"].values()
+    assert entry["floors"] == {row: floor_of([1.0, 1.02])} == {row: 1.09}
+    assert entry["runs"] == 2 and entry["from_samples"] == "samples.json"
+    samples.write_text("[{}]")
+    done = subprocess.run(
+        [*command, "--from-samples", str(samples)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 4 and "fewer than two no-op runs" in done.stderr
