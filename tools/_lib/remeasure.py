@@ -7,10 +7,10 @@ drifts for seconds at a time (one-sided: slower, rarely faster) a side can spend
 slow, and a no-op reads 1.3x. Here each side is a worker process (its interpreter and its
 commit's library; benchmarks/_harness/worker.py) and the two take turns on one core, a
 block of calls each, in ABBA order, so both halves of a pair meet the same host, in rounds
-of fresh process pairs; the verdict is the median of the pooled pairs' ratios
-(tools/_lib/comparison.Paired). The evidence: docs/explanation/comparison.md. asv still
-records both sides' results where a caller wants history (the gate's first pass); this
-adds what asv cannot do, and writes nothing.
+of fresh process pairs; the verdict is the median of the pooled pairs' ratios, each with
+its place in the ABBA order taken out (tools/_lib/comparison.Paired). The evidence:
+docs/explanation/comparison.md. asv still records both sides' results where a caller
+wants history (the gate's first pass); this adds what asv cannot do, and writes nothing.
 
 Nothing waits forever: a side that dies, hangs past its timeout or skips a row ends that
 row with the reason (tools/_lib/workers.py), and the next row starts a new worker.
