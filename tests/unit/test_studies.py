@@ -388,7 +388,7 @@ def test_the_estimates_study_reads_both_estimates_from_the_samples_floors_wrote(
     assert min(as_taken) > 1.1  # the plain median, between the two places
     assert found["place taken out"]["floors"]["median"] == 1.03  # the lowest floor there is
     path.write_text("[{}]")
-    with pytest.raises(BadInput, match="fewer than two"):
+    with pytest.raises(BadInput, match="fewer than two no-op runs"):
         monkeypatch.setattr(sys, "argv", ["estimates", str(path)])
         estimates.main()
     path.write_text("{not json")

@@ -130,10 +130,11 @@ def samples_of(runs: list[dict[str, Paired]]) -> list[dict]:
 
 
 def read_samples(path: Path) -> list[dict[str, Paired]]:
-    """The no-op runs of a samples file; bad input for anything else."""
+    """The no-op runs of a samples file, at least two (one no-op says little of the next);
+    bad input for anything else."""
     try:
         runs = json.loads(path.read_text())
-        return [
+        found = [
             {
                 label: Paired(
                     label, s["unit"], tuple(s["before"]), tuple(s["after"]), tuple(s["rounds"])
@@ -144,3 +145,6 @@ def read_samples(path: Path) -> list[dict[str, Paired]]:
         ]
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise BadInput(f"{path} is not a samples file of tools.floors: {error}") from None
+    if len(found) < 2:
+        raise BadInput(f"{path} holds fewer than two no-op runs")
+    return found

@@ -148,7 +148,9 @@ class Gate:
 
     def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
         """The rows of ``thresholds`` measured again, each by what it will be judged at."""
-        return compare_commits(self.repo, self.base, self.head, list(thresholds), None, thresholds)
+        return compare_commits(
+            self.repo, self.base, self.head, list(thresholds), thresholds=thresholds
+        )
 
     def judge(self, rows: list[Row]) -> list[Judged]:
         """Every timed row measured again by alternation and judged at its threshold."""

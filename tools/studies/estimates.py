@@ -14,15 +14,14 @@ import json
 import statistics
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, BadInput, run_main
-from tools._lib.comparison import Paired, higher_is_better
+from tools._lib.cli import ArgumentParser, run_main
+from tools._lib.comparison import Paired, slowdown
 from tools._lib.floors import floor_of, read_samples
 
 
 def as_taken(paired: Paired) -> float:
     """The slowdown the plain median of the pairs' ratios reads."""
-    ratio = statistics.median(paired.pair_ratios)
-    return 1 / ratio if higher_is_better(paired.unit) else ratio
+    return slowdown(1.0, statistics.median(paired.pair_ratios), paired.unit)
 
 
 ESTIMATES = {"pairs as taken": as_taken, "place taken out": lambda p: p.slowdown}
@@ -76,8 +75,6 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="write every estimate's slowdowns as JSON")
     args = parser.parse_args()
     runs = read_samples(args.samples)
-    if len(runs) < 2:
-        raise BadInput("the samples hold fewer than two no-op runs")
     found = {name: one_estimate(runs, estimate) for name, estimate in ESTIMATES.items()}
     for name, result in found.items():
         print(
