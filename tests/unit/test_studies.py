@@ -394,3 +394,30 @@ def test_the_estimates_study_reads_both_estimates_from_the_samples_floors_wrote(
     path.write_text("{not json")
     with pytest.raises(BadInput, match="is not a samples file"):
         read_samples(path)
+
+
+def test_the_estimates_study_finds_rounds_whose_processes_ran_at_their_own_speed():
+    from tools._lib.comparison import Paired
+    from tools.studies import estimates
+
+    def rounds(label: str, speeds: list[float]) -> Paired:
+        """A no-op whose every round's process pair reads its own ``speed``, steadily."""
+        after = tuple(speed for speed in speeds for _ in range(8))
+        return Paired(label, "seconds", (1.0,) * len(after), after, (8,) * len(speeds))
+
+    per_process = "bench_scan.Cumsum.time_cumsum('cpu', 'float32', (32, 512, 256), 'cumsum')"
+    steady = "bench_scan.TopK.time_topk('cpu', 'float32', (2048, 50257), 'topk')"
+    runs = [
+        {
+            per_process: rounds(per_process, [0.9, 1.0, 1.0, 1.0, 1.3]),
+            steady: rounds(steady, [1.0] * 3),
+        },
+        {per_process: rounds(per_process, [1.0, 1.0, 1.4]), steady: rounds(steady, [1.0] * 3)},
+    ]
+    # The pooled interval of forty pairs is 1.0 to 1.0; two of the five process pairs lie
+    # outside it. Three rounds of eight pairs leave the pooled interval wide enough.
+    assert runs[0][per_process].slowdown_interval == (1.0, 1.0)
+    assert estimates.rounds_outside(runs) == {per_process: 1}
+    assert estimates.rounds_median(runs[1][per_process]) == 1.0
+    found = estimates.one_estimate(runs, estimates.ESTIMATES["rounds' median"])
+    assert found["slowdowns"][per_process] == [1.0, 1.0]

@@ -1,8 +1,11 @@
-"""Two paired estimates on the same no-op samples: the median of the pairs' ratios as they
-were taken, and with each pair's place in the ABBA order taken out (what the comparison
-uses: tools/_lib/comparison.Paired). Per estimate and run, the time rows' no-op slowdowns
-(median, 95th percentile, max), then the floors each gives (tools/_lib/floors.py) and how
-often a run left out of them reads past them.
+"""Paired estimates on the same no-op samples: the median of the pairs' ratios as they
+were taken; with each pair's place in the ABBA order taken out (what the comparison uses:
+tools/_lib/comparison.Paired); and the median of the rounds' own reads (each process pair
+one vote, a candidate for rows whose speed is set per process). Per estimate and run, the
+time rows' no-op slowdowns (median, 95th percentile, max), then the floors each gives
+(tools/_lib/floors.py) and how often a run left out of them reads past them. Last, how
+often a round's own read lies outside the pooled interval: the pooled interval counts
+every pair as independent, which a round whose processes run at their own speed is not.
 
     python -m tools.floors --machine NAME --runs 4 --out FLOORS --samples SAMPLES
     python -m tools.studies.estimates SAMPLES [--out FILE]
@@ -24,7 +27,30 @@ def as_taken(paired: Paired) -> float:
     return slowdown(1.0, statistics.median(paired.pair_ratios), paired.unit)
 
 
-ESTIMATES = {"pairs as taken": as_taken, "place taken out": lambda p: p.slowdown}
+def rounds_median(paired: Paired) -> float:
+    """The median of the rounds' own slowdowns (each with its place taken out)."""
+    return statistics.median(paired.round_slowdowns)
+
+
+ESTIMATES = {
+    "pairs as taken": as_taken,
+    "place taken out": lambda p: p.slowdown,
+    "rounds' median": rounds_median,
+}
+
+
+def rounds_outside(runs: list[dict[str, Paired]]) -> dict[str, int]:
+    """Per time row, in how many runs at least one round's own read lay outside the
+    pooled interval: its process pair ran at a speed the other rounds' did not."""
+    found = {}
+    for run in runs:
+        for label, paired in run.items():
+            if ".time_" not in label:
+                continue
+            low, high = paired.slowdown_interval
+            outside = any(not low <= s <= high for s in paired.round_slowdowns)
+            found[label] = found.get(label, 0) + outside
+    return {label: count for label, count in sorted(found.items()) if count}
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -88,6 +114,13 @@ def main() -> int:
                     f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in run.items()
                 )
             )
+    found["rounds outside the pooled interval"] = outside = rounds_outside(runs)
+    print(
+        f"rows with a round outside the pooled interval: {len(outside)} "
+        f"({sum(outside.values())} row-runs of {len(runs)} runs)"
+    )
+    for label, count in sorted(outside.items(), key=lambda item: -item[1])[:10]:
+        print(f"  {count} of {len(runs)} runs: {label}")
     if args.out:
         args.out.write_text(json.dumps(found, indent=1) + "\n")
     return 0
