@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections import Counter
 from pathlib import Path
 
 from tools._lib.cli import ArgumentParser, run_main
@@ -25,6 +26,10 @@ from tools._lib.floors import floor_of, read_samples
 def as_taken(paired: Paired) -> float:
     """The slowdown the plain median of the pairs' ratios reads."""
     return slowdown(1.0, statistics.median(paired.pair_ratios), paired.unit)
+
+
+def is_time_label(label: str) -> bool:
+    return ".time_" in label
 
 
 def rounds_median(paired: Paired) -> float:
@@ -42,15 +47,13 @@ ESTIMATES = {
 def rounds_outside(runs: list[dict[str, Paired]]) -> dict[str, int]:
     """Per time row, in how many runs at least one round's own read lay outside the
     pooled interval: its process pair ran at a speed the other rounds' did not."""
-    found = {}
+    found = Counter()
     for run in runs:
         for label, paired in run.items():
-            if ".time_" not in label:
-                continue
             low, high = paired.slowdown_interval
-            outside = any(not low <= s <= high for s in paired.round_slowdowns)
-            found[label] = found.get(label, 0) + outside
-    return {label: count for label, count in sorted(found.items()) if count}
+            if is_time_label(label) and any(not low <= s <= high for s in paired.round_slowdowns):
+                found[label] += 1
+    return dict(sorted(found.items()))
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -61,7 +64,7 @@ def quantile(values: list[float], q: float) -> float:
 def one_estimate(runs: list[dict[str, Paired]], estimate) -> dict:
     """The no-op slowdowns of every time row by run, their summary, and the floors."""
     labels = sorted(set.intersection(*(set(run) for run in runs)))
-    labels = [label for label in labels if ".time_" in label]
+    labels = [label for label in labels if is_time_label(label)]
     read = {label: [estimate(run[label]) for run in runs] for label in labels}
     per_run = []
     for number in range(len(runs)):
