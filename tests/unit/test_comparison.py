@@ -134,6 +134,17 @@ def test_a_row_is_unsettled_only_near_its_threshold():
     assert rate.unsettled_at(1.08)  # a rate's fall, read the right way round
 
 
+def test_rounds_disagree_when_their_own_reads_lie_more_than_5_percent_apart():
+    def rounds(*reads: float) -> Paired:
+        after = tuple(r * (1 + 0.002 * i) for r in reads for i in range(-4, 4))
+        return Paired(TIME_ROW, "seconds", (1.0,) * len(after), after, (8,) * len(reads))
+
+    assert not rounds(1.00, 1.04).rounds_disagree  # within 5%
+    assert rounds(1.00, 1.06).rounds_disagree
+    assert rounds(1.00, 1.00, 0.94).rounds_disagree  # either way
+    assert not rounds(1.25, 1.27, 1.26).rounds_disagree  # a real change reads alike in each
+
+
 def drifting_host(seed: int, blocks: int) -> list[float]:
     """A host's slowness per block in the shape measured on the drifting hosts: spells of
     seconds (many blocks) at 1.0 to 1.6x, one-sided, and single-block bursts up to 2x."""

@@ -28,6 +28,11 @@ CONFIDENCE = 0.99
 # A paired estimate this far from 1 whose interval still holds 1 is undecided: the
 # alternation takes more pairs (as Pinpoint adds runs while undecided).
 UNDECIDED_BEYOND = 1.02
+# Rounds of a row whose own reads lie further apart than this met process pairs that ran it
+# at their own speeds, not the code: the row is measured in more rounds. A no-op's rounds
+# stay within it in most rows; a row such as cumsum, whose process pairs read 0.89 to 1.47
+# on identical code, does not (docs/explanation/comparison.md, "Processes").
+ROUNDS_AGREE_WITHIN = 1.05
 
 
 def higher_is_better(unit: str) -> bool:
@@ -241,6 +246,12 @@ class Paired:
             found.append(part.slowdown)
             start += size
         return found
+
+    @property
+    def rounds_disagree(self) -> bool:
+        """Whether the rounds' own reads lie further apart than ``ROUNDS_AGREE_WITHIN``."""
+        reads = self.round_slowdowns
+        return max(reads) / min(reads) > ROUNDS_AGREE_WITHIN
 
     def slower(self, threshold: float) -> bool:
         """Slower beyond ``threshold`` and significantly: the whole interval above 1, and

@@ -29,10 +29,12 @@ MARGIN = 0.01
 MIN_FLOOR = 1.03
 # Where a host has no floors yet, a row is judged at the factor the caller gives (the
 # gate's: 1.15).
-# The paired estimate the floors were measured with (tools/_lib/comparison.Paired): 2 takes
-# each pair's place in the ABBA order out, 1 did not. Floors of another estimate say
-# nothing of this one's spread, so a host that has only those is judged at the factor.
-ESTIMATOR = 2
+# The paired estimate the floors were measured with (tools/_lib/comparison.Paired and the
+# rounds of tools/_lib/remeasure.py): 3 takes two rounds and more while they disagree, 2
+# took three rounds, 1 did not take each pair's place in the ABBA order out. Floors of
+# another estimate say nothing of this one's spread, so a host that has only those is
+# judged at the factor.
+ESTIMATOR = 3
 
 
 @dataclass(frozen=True)

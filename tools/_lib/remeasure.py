@@ -7,10 +7,11 @@ drifts for seconds at a time (one-sided: slower, rarely faster) a side can spend
 slow, and a no-op reads 1.3x. Here each side is a worker process (its interpreter and its
 commit's library; benchmarks/_harness/worker.py) and the two take turns on one core, a
 block of calls each, in ABBA order, so both halves of a pair meet the same host, in rounds
-of fresh process pairs; the verdict is the median of the pooled pairs' ratios, each with
-its place in the ABBA order taken out (tools/_lib/comparison.Paired). The evidence:
-docs/explanation/comparison.md. asv still records both sides' results where a caller
-wants history (the gate's first pass); this adds what asv cannot do, and writes nothing.
+of fresh process pairs, more where the rounds disagree; the verdict is the median of the
+pooled pairs' ratios, each with its place in the ABBA order taken out
+(tools/_lib/comparison.Paired). The evidence: docs/explanation/comparison.md. asv still
+records both sides' results where a caller wants history (the gate's first pass); this
+adds what asv cannot do, and writes nothing.
 
 Nothing waits forever: a side that dies, hangs past its timeout or skips a row ends that
 row with the reason (tools/_lib/workers.py), and the next row starts a new worker.
@@ -40,15 +41,16 @@ from tools._lib.workers import (
     timing_cpus,
 )
 
-# Every row is measured in ROUNDS rounds, each by a fresh pair of worker processes: one
-# process pair can be a few per cent apart on identical code for as long as the pair lives
-# (where its memory landed), and the median of the pooled pairs discards one such round of
-# three (docs/explanation/comparison.md, "Processes").
-ROUNDS = 3
+# Every row is measured in at least FIRST_ROUNDS rounds, each by a fresh pair of worker
+# processes: one process pair can be a few per cent apart on identical code for as long as
+# the pair lives (where its memory landed). Two rounds that agree have met no such pair; a
+# row whose rounds disagree (tools/_lib/comparison.Paired.rounds_disagree), is undecided,
+# or is unsettled at its threshold gets one more round at a time, up to MAX_ROUNDS, and the
+# median of the pooled pairs discards the stray rounds (docs/explanation/comparison.md,
+# "Processes"). Most rows agree in two, so the rounds go where the host needs them.
+FIRST_ROUNDS = 2
+MAX_ROUNDS = 5
 PAIRS = 8  # per round
-# A row still undecided after the rounds (tools/_lib/comparison.Paired.undecided), or
-# unsettled at its threshold (Paired.unsettled_at), gets up to this many more, only it.
-EXTRA_ROUNDS = 2
 # A row's timed blocks stop at about this many seconds a round; a slow row gets fewer pairs.
 ROW_SECONDS = 3.0
 
@@ -89,8 +91,8 @@ def one_round(
 
 
 def needs_more(paired: Paired, threshold: float | None) -> bool:
-    """Whether a row measured in every round gets another."""
-    return paired.undecided or paired.unsettled_at(threshold)
+    """Whether a row measured in its first rounds gets another."""
+    return paired.rounds_disagree or paired.undecided or paired.unsettled_at(threshold)
 
 
 def measure_again(
@@ -102,18 +104,18 @@ def measure_again(
     """Every row of ``labels`` measured on both sides by alternation, in rounds of fresh
     process pairs, by label; a row that fails in a round is not measured again after it.
     ``thresholds``: what each row will be judged at, where the caller knows (a row near it
-    gets the extra rounds)."""
+    gets more rounds)."""
     timed: dict[str, list[Timed]] = {label: [] for label in labels}
     failed: dict[str, str] = {}
     thresholds = thresholds or {}
     with tempfile.TemporaryDirectory(prefix="remeasure-") as folder:
-        for round_ in range(ROUNDS + EXTRA_ROUNDS):
+        for round_ in range(MAX_ROUNDS):
             wanted = [
                 label
                 for label in labels
                 if label not in failed
                 and (
-                    round_ < ROUNDS
+                    round_ < FIRST_ROUNDS
                     or needs_more(Paired.of_rounds(label, timed[label]), thresholds.get(label))
                 )
             ]
