@@ -6,6 +6,7 @@ measurement: tools/studies/noise_study.py)."""
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -88,12 +89,14 @@ def quick(monkeypatch):
     monkeypatch.setattr(workers, "SETUP_SECONDS", 15.0)
 
 
-def test_a_side_that_dies_ends_its_row_and_the_next_row_is_measured(probe_repo, tmp_path):
+def test_a_side_that_dies_ends_its_row_and_the_next_row_is_measured(probe_repo, tmp_path, capsys):
     sides = (side(tmp_path, "ok"), side(tmp_path, "dies"))
     found = measure_again(probe_repo, sides, ["bench_probe.Dies.time_sum", FINE])
     assert found["bench_probe.Dies.time_sum"].paired is None
     assert "died at dies" in found["bench_probe.Dies.time_sum"].why
     assert len(found[FINE].paired.pair_ratios) == 2  # one ABBA cycle
+    # the round's log says what its setups cost beside its blocks
+    assert re.search(r"round 1: 2 rows in \d+ s \(\d+ s setting them up\)", capsys.readouterr().out)
 
 
 def test_a_side_that_hangs_is_given_up_on_and_the_next_row_is_measured(probe_repo, tmp_path):

@@ -121,15 +121,16 @@ def measure_again(
             ]
             if not wanted:
                 break
-            begun = time.monotonic()
+            begun, setting_up = time.monotonic(), 0.0
             for label, measured in one_round(repo, sides, wanted, Path(folder), round_).items():
                 if isinstance(measured, str):
                     failed[label] = measured
                 else:
                     timed[label].append(measured)
+                    setting_up += measured.setup_seconds
             print(
                 f"remeasure: round {round_ + 1}: {len(wanted)} rows in "
-                f"{time.monotonic() - begun:.0f} s",
+                f"{time.monotonic() - begun:.0f} s ({setting_up:.0f} s setting them up)",
                 flush=True,
             )
     outcomes = {

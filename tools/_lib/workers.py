@@ -11,6 +11,7 @@ import os
 import select
 import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,11 +38,13 @@ class Side:
 
 @dataclass(frozen=True)
 class Timed:
-    """One side pair's blocks of one row, in pair order, and the row's unit."""
+    """One side pair's blocks of one row, in pair order, the row's unit, and how long the
+    two sides took to set the row up (what a round spends besides its blocks)."""
 
     before: list[float]
     after: list[float]
     unit: str
+    setup_seconds: float = 0.0
 
 
 class SideFailed(Exception):
@@ -174,6 +177,7 @@ def measure_row(
     by turns on ``cpus``, fewer where a block is so long that they would pass ``seconds``.
     SideFailed says why a row was not timed."""
     row = RowOnSides(workers)
+    begun = time.monotonic()
     try:
         for worker in setup_order or workers:
             worker.send(row=label, cpus=cpus)
@@ -183,13 +187,14 @@ def measure_row(
             if answer["status"] != "ready":
                 why = answer.get("reason", "its process died")
                 raise SideFailed(f"{answer['status']} at {worker.side.name}: {why}")
+        set_up = time.monotonic() - begun
         slowest = max(answer["seconds"] for answer in answers)
         number = max(1, round(BLOCK_SECONDS / max(slowest, 1e-9)))
         block = number * slowest
         affordable = max(2, min(pairs, int(seconds / (2 * block)) - 1))
         affordable -= affordable % 2  # whole ABBA cycles (tools/_lib/comparison.Paired)
         before, after = alternate(row, number, affordable, block * 10 + BLOCK_SLACK_SECONDS)
-        return Timed(before, after, answers[0]["unit"])
+        return Timed(before, after, answers[0]["unit"], set_up)
     finally:
         row.end()
 
