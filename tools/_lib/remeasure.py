@@ -50,6 +50,11 @@ from tools._lib.workers import (
 # "Processes"). Most rows agree in two, so the rounds go where the host needs them.
 FIRST_ROUNDS = 2
 MAX_ROUNDS = 5
+# A row is failed only on at least this many rounds: two process pairs that both ran the
+# old and new side a few per cent apart, in the same direction, failed a no-op once in six
+# runs on the quiet Xeon host (docs/studies/2026-12-03-rounds-xeon.md); a third round
+# decides, and only rows about to fail pay for it.
+FAIL_ROUNDS = 3
 PAIRS = 8  # per round
 # A row's timed blocks stop at about this many seconds a round; a slow row gets fewer pairs.
 ROW_SECONDS = 3.0
@@ -92,7 +97,13 @@ def one_round(
 
 def needs_more(paired: Paired, threshold: float | None) -> bool:
     """Whether a row measured in its first rounds gets another."""
-    return paired.rounds_disagree or paired.undecided or paired.unsettled_at(threshold)
+    about_to_fail = bool(threshold) and paired.slower(threshold)
+    return (
+        paired.rounds_disagree
+        or paired.undecided
+        or paired.unsettled_at(threshold)
+        or (about_to_fail and len(paired.rounds) < FAIL_ROUNDS)
+    )
 
 
 def measure_again(
