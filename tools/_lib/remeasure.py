@@ -50,10 +50,10 @@ from tools._lib.workers import (
 # "Processes"). Most rows agree in two, so the rounds go where the host needs them.
 FIRST_ROUNDS = 2
 MAX_ROUNDS = 5
-# A row is failed only on at least this many rounds: two process pairs that both ran the
-# old and new side a few per cent apart, in the same direction, failed a no-op once in six
-# runs on the quiet Xeon host (docs/studies/2026-12-03-rounds-xeon.md); a third round
-# decides, and only rows about to fail pay for it.
+# A row is failed only on at least this many rounds: two process pairs can both run one
+# side a few per cent slow on identical code, agree, and fail a no-op
+# (docs/studies/2026-12-03-rounds-xeon.md); a third round decides, and only rows about to
+# fail pay for it.
 FAIL_ROUNDS = 3
 PAIRS = 8  # per round
 # A row's timed blocks stop at about this many seconds a round; a slow row gets fewer pairs.
