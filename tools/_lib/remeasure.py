@@ -52,7 +52,7 @@ FIRST_ROUNDS = 2
 MAX_ROUNDS = 5
 # A row is failed only on at least this many rounds: two process pairs can both run one
 # side a few per cent slow on identical code, agree, and fail a no-op
-# (docs/studies/2026-12-03-rounds-xeon.md); a third round decides, and only rows about to
+# (docs/explanation/comparison.md, "Processes"); a third round decides, and only rows about to
 # fail pay for it.
 FAIL_ROUNDS = 3
 PAIRS = 8  # per round
