@@ -97,12 +97,11 @@ def one_round(
 
 def needs_more(paired: Paired, threshold: float | None) -> bool:
     """Whether a row measured in its first rounds gets another."""
-    about_to_fail = bool(threshold) and paired.slower(threshold)
     return (
         paired.rounds_disagree
         or paired.undecided
         or paired.unsettled_at(threshold)
-        or (about_to_fail and len(paired.rounds) < FAIL_ROUNDS)
+        or (len(paired.rounds) < FAIL_ROUNDS and bool(threshold) and paired.slower(threshold))
     )
 
 
