@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 import timeit
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -79,19 +80,50 @@ def test_warm_up_runs_before_timing(probe_op):
     bench.teardown(*PARAMS)
 
 
-def test_warm_up_stops_once_calls_settle():
-    durations = [0.05, 0.004, 0.004, 0.004, 0.004]
-    calls = warmup.warm_up(lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=10)
-    assert calls == 3
+class FakeClock:
+    """``time.perf_counter`` for the warm-up that moves only when a call says so: a
+    sleep's overshoot on a busy host would decide these tests instead of the rule."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+    def calls_taking(self, durations):
+        def call():
+            self.now += durations.pop(0)
+
+        return call
 
 
-def test_warm_up_waits_for_two_calls_without_a_page_fault(monkeypatch):
+@pytest.fixture
+def clock(monkeypatch):
+    fake = FakeClock()
+    monkeypatch.setattr(warmup, "time", SimpleNamespace(perf_counter=fake.perf_counter))
+    monkeypatch.setattr(warmup, "page_faults", lambda: 0)
+    return fake
+
+
+def test_warm_up_stops_once_calls_settle(clock):
+    call = clock.calls_taking([0.05, 0.004, 0.004, 0.004, 0.004])
+    assert warmup.warm_up(call, lambda: None, max_calls=10) == 3
+
+
+def test_warm_up_goes_on_while_calls_still_speed_up(clock):
+    # 0.004 after 0.0046 is 13% faster: not settled; the next equal call settles it.
+    call = clock.calls_taking([0.05, 0.0046, 0.004, 0.004, 0.004])
+    assert warmup.warm_up(call, lambda: None, max_calls=10) == 4
+
+
+def test_warm_up_waits_for_two_calls_without_a_page_fault(clock, monkeypatch):
     """The first and third calls take fresh pages (an allocator whose free blocks settle
     only after a few calls): one quiet call in between does not end the warm-up."""
     faults = {"count": 0, "calls": 0}
+    steady = clock.calls_taking([0.005] * 10)  # steady calls: only the faults keep it going
 
     def call():
-        time.sleep(0.005)  # steady calls: only the faults keep the warm-up going
+        steady()
         faults["calls"] += 1
         faults["count"] += 100 if faults["calls"] in (1, 3) else 0
 
@@ -99,21 +131,17 @@ def test_warm_up_waits_for_two_calls_without_a_page_fault(monkeypatch):
     assert warmup.warm_up(call, lambda: None, max_calls=10, max_seconds=60) == 5
 
 
-def test_warm_up_is_bounded_by_count():
+def test_warm_up_is_bounded_by_count(clock):
     # Every call is twice as fast as the one before: it never settles by itself.
-    durations = [0.016 / 2**i for i in range(10)]
-    calls = warmup.warm_up(lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=4)
-    assert calls == 4
+    call = clock.calls_taking([0.016 / 2**i for i in range(10)])
+    assert warmup.warm_up(call, lambda: None, max_calls=4) == 4
 
 
-def test_warm_up_is_bounded_by_time():
-    durations = [0.04 / 1.5**i for i in range(50)]
-    begun = time.perf_counter()
-    calls = warmup.warm_up(
-        lambda: time.sleep(durations.pop(0)), lambda: None, max_calls=50, max_seconds=0.05
-    )
-    assert 2 <= calls < 50
-    assert time.perf_counter() - begun < 0.05 + 0.04
+def test_warm_up_is_bounded_by_time(clock):
+    # Calls that keep speeding up stop once max_seconds have passed: 0.04 + 0.027 > 0.05.
+    call = clock.calls_taking([0.04 / 1.5**i for i in range(50)])
+    assert warmup.warm_up(call, lambda: None, max_calls=50, max_seconds=0.05) == 2
+    assert clock.now < 0.05 + 0.04
 
 
 def test_repeated_setup_reuses_inputs_and_skips_warm_up(probe_op):
