@@ -120,6 +120,19 @@ def test_a_paired_row_is_slower_only_when_its_interval_lies_above_one():
     assert rate.slowdown > 1.2 and rate.slower(1.15)
 
 
+def test_a_paired_row_is_faster_only_when_every_round_reads_faster():
+    def rounds(*reads: float, unit: str = "seconds") -> Paired:
+        after = tuple(r * (1 + 0.002 * i) for r in reads for i in range(-4, 4))
+        return Paired(TIME_ROW, unit, (1.0,) * len(after), after, (8,) * len(reads))
+
+    assert rounds(0.80, 0.82).faster(1.15) and not rounds(0.80, 0.82).slower(1.15)
+    assert not rounds(0.90, 0.91).faster(1.15)  # above 1/1.15
+    flattered = rounds(0.80, 0.80, 0.80, 1.01)  # one round's pair reads slower
+    assert flattered.slowdown < 0.85 and flattered.slowdown_interval[1] < 1.0
+    assert not flattered.faster(1.15)
+    assert rounds(1.25, 1.3, unit="GB/s").faster(1.15)  # a rate that rose
+
+
 def test_a_row_is_unsettled_only_near_its_threshold():
     def paired(ratios: list[float]) -> Paired:
         return Paired(TIME_ROW, "seconds", (1.0,) * len(ratios), tuple(ratios))

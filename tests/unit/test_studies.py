@@ -143,6 +143,32 @@ def test_noise_batches_combine_into_one_summary_each_comparison_on_its_own(tmp_p
         noise_study.combined([tmp_path / "bad.json"])
 
 
+def test_each_no_op_run_keeps_the_summary_the_gate_would_post(tmp_path, monkeypatch):
+    from argparse import Namespace
+
+    from tests.support.scripted_gate import OTHER_ROW, TIME_ROW, ScriptedGate
+    from tools.studies import noise_study
+
+    class NoOpGate(ScriptedGate):
+        def first_pass(self, *asv_args: str, rounds: int) -> int:
+            return 0
+
+    gate = NoOpGate({TIME_ROW: 1.0, OTHER_ROW: 1.0}, floors={TIME_ROW: 1.05, OTHER_ROW: 1.30})
+    monkeypatch.setattr(noise_study, "no_op_clone", lambda workdir: workdir)
+    monkeypatch.setattr(noise_study, "register_machine", lambda name: None)
+    monkeypatch.setattr(noise_study, "Gate", lambda *args: gate)
+    args = Namespace(
+        floors=None, factor=1.15, bench="x", rows=None, runs=2, asv_args=[], noise=None
+    )
+    runs, verdicts = noise_study.measure(args, tmp_path)
+    assert len(runs) == len(verdicts) == 2
+    for verdict in verdicts:
+        assert verdict["verdict"] == 0 and verdict["not_judged"] == [OTHER_ROW]
+        not_judged = verdict["summary"].split("### Not judged here")[1].split("<details>")[0]
+        assert OTHER_ROW in not_judged and "floor 1.30 on this host" in not_judged
+        assert TIME_ROW not in not_judged
+
+
 def test_the_noise_study_measures_the_gates_rows_less_the_counts():
     from benchmarks._harness import tiers
     from tools._lib.gate import DEFAULT_TIERS

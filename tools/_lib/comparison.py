@@ -263,6 +263,15 @@ class Paired:
             and all(s > 1.0 for s in self.round_slowdowns)
         )
 
+    def faster(self, threshold: float) -> bool:
+        """``slower``'s rules turned round: one pair's memory placement flatters a row as
+        readily as it slows one, and a speed-up is reported to a person too."""
+        return (
+            self.slowdown < 1 / threshold
+            and self.slowdown_interval[1] < 1.0
+            and all(s < 1.0 for s in self.round_slowdowns)
+        )
+
     @property
     def undecided(self) -> bool:
         """A change the pairs point to without agreeing on it: more pairs would tell."""

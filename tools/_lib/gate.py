@@ -75,10 +75,7 @@ class Judged:
 
     @property
     def faster(self) -> bool:
-        if not (self.paired and self.threshold):
-            return False
-        high = self.paired.slowdown_interval[1]
-        return self.paired.slowdown < 1 / self.threshold and high < 1.0
+        return bool(self.paired and self.threshold and self.paired.faster(self.threshold))
 
 
 @dataclass

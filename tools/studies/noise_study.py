@@ -7,7 +7,8 @@ two rounds a side, asv's default: the comparison before the alternation), then e
 timed row it measured again by alternation, and the gate's verdict on that (at the floors
 of ``--floors`` on this host, else at ``--factor``). Per run and row it records asv's
 ratio, the paired slowdown with its interval, and whether asv's rule would flag the row at
-each candidate factor; every failing verdict is a false alarm.
+each candidate factor; per run, the gate's verdict and the summary it would post (its rows
+not judged here among them). Every failing verdict is a false alarm.
 
 By default it measures what the gate measures (the ``pr`` tier) less the instruction
 counts, which are deterministic. ``--rows REGEX`` narrows the rows (their ``name(params)``
@@ -29,6 +30,7 @@ from tools._lib.antagonist import PROFILES, noise
 from tools._lib.cli import BadInput, ExternalFailure, add_judging, command_parser, run_main
 from tools._lib.floors import no_floors, read_floors
 from tools._lib.gate import DEFAULT_FACTOR, DEFAULT_TIERS, Gate
+from tools._lib.gate_report import summary
 from tools._lib.git import git
 from tools._lib.machines import register_machine, this_host
 from tools._lib.noise_summary import FACTORS, summarize
@@ -101,6 +103,7 @@ def measure(args, workdir: Path) -> tuple[list[list[dict]], list[dict]]:
                 "host": host,
                 "floors_runs": floors.runs,
                 "noise": args.noise,
+                "summary": summary(gate, verdict, ("HEAD~1", "HEAD"), lambda: ""),
             }
         )
         for path in (repo / RESULTS_DIR / MACHINE).glob("*.json"):
@@ -152,11 +155,11 @@ def main() -> int:
     else:
         with tempfile.TemporaryDirectory(prefix="noise-study-") as workdir, noise(args.noise):
             runs, verdicts = measure(args, Path(workdir))
-    summary = summarize(runs, verdicts)
-    print(json.dumps(summary, indent=1))
+    summarized = summarize(runs, verdicts)
+    print(json.dumps(summarized, indent=1))
     if args.out:
         args.out.write_text(
-            json.dumps({"summary": summary, "runs": runs, "verdicts": verdicts}, indent=1)
+            json.dumps({"summary": summarized, "runs": runs, "verdicts": verdicts}, indent=1)
         )
     return 0
 
