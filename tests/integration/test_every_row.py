@@ -1,7 +1,8 @@
 """Every benchmark row of every suite runs once in-process on the CPU: its setup (inputs
-built, one call to warm up) and one call of each of its methods, then its teardown; the
-CUDA rows skip saying why, and so does every row that skips by design. How well a row is
-measured is not asked here: the warm-up, the blocks of the tracks and the calibration
+built, one call to warm up), each of its methods (a time_ method calls the op once, a
+track reads the time of the row's latest call), then its teardown; the CUDA rows skip
+saying why, and so does every row that skips by design. How well a row is measured is not
+asked here: the warm-up, the blocks of the tracks and the calibration
 have their own tests (tests/unit/test_harness_*.py), and asv's own runs are in
 test_asv_e2e.py. tests/unit/test_suites.py checks that these are the rows asv discovers."""
 
@@ -51,18 +52,39 @@ def one_call(call, synchronize, **bounds) -> int:
     return 1
 
 
-def one_block(call, threads, min_run_time=0.0):
-    begun = time.perf_counter()
-    call()
-    return [time.perf_counter() - begun], 1
+def timed(bound_call):
+    """``prepare.bound_call`` whose call keeps the seconds of its latest run."""
+
+    def bind(*args, **kwargs):
+        call = bound_call(*args, **kwargs)
+
+        def timed_call():
+            begun = time.perf_counter()
+            call()
+            timed_call.seconds = time.perf_counter() - begun
+
+        timed_call.seconds = None
+        return timed_call
+
+    return bind
+
+
+def latest_block(call, threads, min_run_time=0.0):
+    """The latest call's seconds as one block, or one call's when there was none."""
+    if getattr(call, "seconds", None) is None:
+        call()
+    return [call.seconds], 1
 
 
 @pytest.fixture(autouse=True)
 def once(monkeypatch):
-    """One call to warm up and one per track, at a fixed peak; no prepared case kept
-    between rows (the largest inputs are hundreds of MiB)."""
+    """One call to warm up and one per time_ method; the tracks read the latest call's
+    time at a fixed peak rather than call again, as a large bfloat16 row takes about a
+    minute a call on a CPU without bfloat16 instructions (docs/reference/tests.md). No
+    prepared case kept between rows (the largest inputs are hundreds of MiB)."""
+    monkeypatch.setattr(prepare, "bound_call", timed(prepare.bound_call))
     monkeypatch.setattr(prepare, "warm_up", one_call)
-    monkeypatch.setattr(tracks, "sampled_seconds", one_block)
+    monkeypatch.setattr(tracks, "sampled_seconds", latest_block)
     monkeypatch.setattr(tracks, "peak_matmul_gflops", lambda *args: 1000.0)
     monkeypatch.setattr(tracks, "peak_copy_gbps", lambda *args: 10.0)
     monkeypatch.delenv(controls.THREADS_ENV, raising=False)
