@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from tools._lib.asv_run import asv, bench_selection, ensure_environment, split_bench_selection
-from tools._lib.cli import ExternalFailure, Status, command_parser, run_main
+from tools._lib.cli import BadInput, ExternalFailure, Status, command_parser, run_main
 from tools._lib.git import git, repo_root
 from tools._lib.machines import register_machine
 from tools._lib.site import publish
@@ -55,21 +55,38 @@ def phase(number: int, name: str, what: str) -> float:
     return time.monotonic()
 
 
-def selections(repo: Path, tier: str, asv_args: list[str]) -> tuple[str, str]:
-    """The two asv runs' ``--bench`` regexes: the timed rows, then the counts."""
+def selections(repo: Path, tier: str, asv_args: list[str], rows: list[str]) -> tuple[str, str]:
+    """The two asv runs' ``--bench`` regexes: the timed rows, then the counts. A chosen
+    regex is looked for anywhere in a row's name (``name(params)``), as asv looks; one that
+    is no regex or selects none of ``rows`` is bad input, before any environment is built."""
     chosen = bench_selection(asv_args)
-    regex = "|".join(f"(?:{r})" for r in chosen) if chosen else tier_selection(repo, TIERS[tier])[0]
-    body = f"(?:{regex.removeprefix('^')})"
+    if not chosen:
+        body = f"(?:{tier_selection(repo, TIERS[tier])[0].removeprefix('^')})"
+        return f"^(?!{COUNTS}){body}", f"^(?={COUNTS}){body}"
+    body = ".*?(?:" + "|".join(f"(?:{r})" for r in chosen) + ")"
+    shown = " ".join(chosen)
+    try:
+        selected = selected_rows(body, rows)
+    except re.error as error:
+        raise BadInput(f"--bench {shown!r} is not a valid regex: {error}") from None
+    if not selected:
+        raise BadInput(f"--bench {shown!r} selects no benchmark row (one is named {rows[0]})")
     return f"^(?!{COUNTS}){body}", f"^(?={COUNTS}){body}"
 
 
-def run(repo: Path, machine: str, regex: str, asv_args: list[str], rounds: int) -> int:
-    """asv run of the rows ``regex`` selects (asv exits 1 when it selects none: skipped),
-    each in ``rounds`` rounds unless the asv options set them."""
-    rows = [row for _, named in discovered(repo).values() for row in named]
-    if not any(re.search(regex, row) for row in rows):
-        print("bench: no row of this selection here", flush=True)
-        return 0
+def selected_rows(regex: str, rows: list[str]) -> list[str]:
+    """The ``rows`` (``name(params)``) that asv's ``--bench regex`` runs."""
+    pattern = re.compile(regex)
+    return [row for row in rows if pattern.search(row)]
+
+
+def run(
+    repo: Path, machine: str, regex: str, rows: list[str], asv_args: list[str], rounds: int
+) -> int | None:
+    """asv run of the ``rows`` that ``regex`` selects, each in ``rounds`` rounds unless the
+    asv options set them; None when it selects none (asv would exit 1)."""
+    if not selected_rows(regex, rows):
+        return None
     rest = split_bench_selection(asv_args)[1]
     if not any(arg.startswith("rounds=") for arg in rest):
         rest = ["--attribute", f"rounds={rounds}", *rest]
@@ -102,6 +119,18 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def counts_phase(regex: str, rows: list[str]) -> str:
+    """What the counts phase will do."""
+    if not selected_rows(regex, rows):
+        return "none in this selection"
+    if shutil.which("valgrind"):
+        return "one valgrind process"
+    return (
+        "valgrind is not installed, so the count rows show n/a (tools/dev.sh setup installs "
+        "it where it can)"
+    )
+
+
 def announce(head: str, machine: str, tier: str, rounds: int) -> None:
     rest = (
         " (the pr and nightly rows, counts included; --tier weekly or --tier all for the rest)"
@@ -118,27 +147,27 @@ def announce(head: str, machine: str, tier: str, rounds: int) -> None:
 def main() -> int:
     args = parse()
     repo, machine = repo_root(), platform.node() or "this-machine"
-    timed, counted = selections(repo, args.tier, args.asv_args)
+    rows = [row for _, named in discovered(repo).values() for row in named]
+    timed, counted = selections(repo, args.tier, args.asv_args, rows)
     announce(git("rev-parse", "--short", "HEAD", cwd=repo), machine, args.tier, args.rounds)
     register_machine(machine)
     begun = phase(1, "environment", "asv's virtualenv in .asv/env (built on first use)")
     ensure_environment(repo)
     spent = time.monotonic() - begun
     begun = phase(2, "benchmarks", f"asv run of the rows (environment: {spent:.0f} s)")
-    failed = run(repo, machine, timed, args.asv_args, args.rounds) == 2
-    counts = (
-        "one valgrind process"
-        if shutil.which("valgrind")
-        else "valgrind is not installed, so the count rows show n/a (tools/dev.sh setup "
-        "installs it where it can)"
-    )
+    timed_status = run(repo, machine, timed, rows, args.asv_args, args.rounds)
+    failed = timed_status == 2
     # The timed rows go on the site before the counts are taken: a first look need not
     # wait for valgrind's minutes.
-    phase(3, "publish", f"the timed rows to {SITE} (benchmarks: {time.monotonic() - begun:.0f} s)")
-    publish(repo, repo / SITE)
-    print(f"bench: the timed rows are published; {ADDRESS}; the counts follow", flush=True)
-    begun = phase(4, "counts", counts)
-    failed |= run(repo, machine, counted, args.asv_args, args.rounds) == 2
+    if timed_status is None:
+        phase(3, "publish", "not yet: the selection has no timed row")
+    else:
+        spent = time.monotonic() - begun
+        phase(3, "publish", f"the timed rows to {SITE} (benchmarks: {spent:.0f} s)")
+        publish(repo, repo / SITE)
+        print(f"bench: the timed rows are published; {ADDRESS}; the counts follow", flush=True)
+    begun = phase(4, "counts", counts_phase(counted, rows))
+    failed |= run(repo, machine, counted, rows, args.asv_args, args.rounds) == 2
     phase(
         5, "publish", f"the site again, counts included (counts: {time.monotonic() - begun:.0f} s)"
     )

@@ -41,6 +41,11 @@ def test_dev_script_rejects_an_unknown_command_as_bad_input():
             ("--rounds", "0"),
             "bench: argument --rounds: '0' is not a whole number of rounds, 1 or more",
         ),
+        (
+            ("--", "--bench", "NoSuchSuite"),
+            "bench: --bench 'NoSuchSuite' selects no benchmark row (one is named bench_",
+        ),
+        (("--", "--bench", "time_("), "bench: --bench 'time_(' is not a valid regex: "),
     ],
 )
 def test_the_bench_command_rejects_bad_options_before_benchmarking(option, line):
@@ -64,11 +69,36 @@ def test_the_bench_command_times_each_row_in_its_rounds_unless_asv_is_told(monke
     monkeypatch.setattr(
         bench, "asv", lambda *args, cwd: calls.append(args) or subprocess.CompletedProcess(args, 0)
     )
-    bench.run(REPO_ROOT, "m", "^bench_x", [], 1)
-    bench.run(REPO_ROOT, "m", "^bench_x", ["-a", "rounds=2", "--bench", "x"], 1)
+    rows = ["bench_x.X.time_op"]
+    bench.run(REPO_ROOT, "m", "^bench_x", rows, [], 1)
+    bench.run(REPO_ROOT, "m", "^bench_x", rows, ["-a", "rounds=2", "--bench", "x"], 1)
     assert calls[0][:5] == ("run", "--machine", "m", "--attribute", "rounds=1")
     assert calls[1][:5] == ("run", "--machine", "m", "-a", "rounds=2")
     assert "rounds=1" not in calls[1]
+
+
+ROWS = [
+    "bench_matmul.MatMulSweep.time_matmul('cpu', 'bfloat16', (64, 64, 64), 'contiguous', 'mm')",
+    "bench_matmul.MatMulSweep.time_matmul('cpu', 'float32', (64, 64, 64), 'contiguous', 'mm')",
+    "bench_instructions.MatMulCount.track_instructions('matmul/mm/float32')",
+]
+
+
+def test_the_bench_command_finds_a_chosen_regex_anywhere_in_a_row_as_asv_does(monkeypatch):
+    from tools import bench
+
+    timed, counted = bench.selections(REPO_ROOT, "nightly", ["--bench", "'bfloat16'"], ROWS)
+    assert bench.selected_rows(timed, ROWS) == ROWS[:1]
+    assert bench.selected_rows(counted, ROWS) == []
+    timed, counted = bench.selections(
+        REPO_ROOT, "nightly", ["-b", "^bench_matmul", "-b", "mm/"], ROWS
+    )
+    assert bench.selected_rows(timed, ROWS) == ROWS[:2]
+    assert bench.selected_rows(counted, ROWS) == ROWS[2:]
+    # A selection of counts alone runs no timed row: asv is not asked to.
+    monkeypatch.setattr(bench, "asv", lambda *args, cwd: pytest.fail(f"asv ran: {args}"))
+    timed, _ = bench.selections(REPO_ROOT, "nightly", ["--bench", "Count"], ROWS)
+    assert bench.run(REPO_ROOT, "m", timed, ROWS, [], 1) is None
 
 
 def test_ci_runs_the_readme_test_command():
