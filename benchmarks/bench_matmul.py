@@ -52,6 +52,10 @@ class MatMulSweep(FlopsTracks):
 
     op = "matmul"
     tier = "weekly"
+    # A bfloat16 2048^3 product takes about a minute a call on a CPU without bfloat16
+    # instructions, and a track's process makes ten calls: 300 s timed out there
+    # (docs/explanation/measurement.md, "Rows of a minute a call").
+    timeout = 1200.0
     params = [
         DEVICES,
         ["float32", "bfloat16"],

@@ -9,6 +9,7 @@ import itertools
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from asv_runner.discovery import disc_benchmarks
@@ -41,6 +42,28 @@ def test_the_random_access_suites_and_only_they_take_cold_inputs():
     expected = {f"bench_indexing.{name}" for name in COLD_SUITES}
     expected |= {f"bench_indexing.{name}Grid" for name in COLD_SUITES - {"Embedding"}}
     assert cold == expected
+
+
+# Seconds of one call of the slowest CPU row, a bfloat16 2048^3 product on a CPU without
+# bfloat16 instructions (docs/explanation/measurement.md, "Rows of a minute a call").
+SLOWEST_CALL_SECONDS = 56.0
+
+
+def test_a_track_of_the_slowest_cpu_row_takes_half_its_timeout_at_most(monkeypatch):
+    from benchmarks import bench_matmul
+    from benchmarks._harness import measure, warmup
+
+    # A call longer than the warm-up's time bound stops it at its least number of calls.
+    warm_up_calls = inspect.signature(warmup.warm_up).parameters["min_calls"].default
+    calls = []
+    min_run_time = 0.05
+    measure.sampled_seconds(lambda: calls.append(time.sleep(1.25 * min_run_time)), 1, min_run_time)
+    # Calls slower than min_run_time, as the slowest row's are: one sizes the block, one
+    # block of one call, and each further block to MIN_BLOCKS is Timer.timeit's, which
+    # warms up with two calls of its own.
+    assert len(calls) == 1 + 1 + 3 * (measure.MIN_BLOCKS - 1)
+    process_seconds = (warm_up_calls + len(calls)) * SLOWEST_CALL_SECONDS
+    assert process_seconds <= 0.5 * bench_matmul.MatMulSweep.timeout
 
 
 @pytest.mark.parametrize("cls", list(benchmark_classes()), ids=qualified)
