@@ -147,6 +147,7 @@ def test_each_no_op_run_keeps_the_summary_the_gate_would_post(tmp_path, monkeypa
     from argparse import Namespace
 
     from tests.support.scripted_gate import OTHER_ROW, TIME_ROW, ScriptedGate
+    from tools._lib.floors import read_samples
     from tools.studies import noise_study
 
     class NoOpGate(ScriptedGate):
@@ -157,11 +158,23 @@ def test_each_no_op_run_keeps_the_summary_the_gate_would_post(tmp_path, monkeypa
     monkeypatch.setattr(noise_study, "no_op_clone", lambda workdir: workdir)
     monkeypatch.setattr(noise_study, "register_machine", lambda name: None)
     monkeypatch.setattr(noise_study, "Gate", lambda *args: gate)
+    samples = tmp_path / "samples.json"
     args = Namespace(
-        floors=None, factor=1.15, bench="x", rows=None, runs=2, asv_args=[], noise=None
+        floors=None,
+        factor=1.15,
+        bench="x",
+        rows=None,
+        runs=2,
+        asv_args=[],
+        noise=None,
+        samples=samples,
     )
     runs, verdicts = noise_study.measure(args, tmp_path)
     assert len(runs) == len(verdicts) == 2
+    # The same runs' pairs, as tools.floors writes them: they can give the host its floors.
+    kept = read_samples(samples)
+    assert len(kept) == 2 and all(set(run) == {TIME_ROW, OTHER_ROW} for run in kept)
+    assert all(0.9 < run[TIME_ROW].slowdown < 1.1 for run in kept)
     for verdict in verdicts:
         assert verdict["verdict"] == 0 and verdict["not_judged"] == [OTHER_ROW]
         not_judged = verdict["summary"].split("### Not judged here")[1].split("<details>")[0]

@@ -13,9 +13,13 @@ not judged here among them). Every failing verdict is a false alarm.
 By default it measures what the gate measures (the ``pr`` tier) less the instruction
 counts, which are deterministic. ``--rows REGEX`` narrows the rows (their ``name(params)``
 from the start); ``--noise PROFILE`` runs it under an antagonist (tools/_lib/antagonist.py);
-runs made in batches hours apart are summarized together with ``--combine``.
+runs made in batches hours apart are summarized together with ``--combine``. ``--samples``
+also writes each run's pairs as ``tools.floors --samples`` does, so the same no-op runs can
+give this host its floors (``tools.floors --from-samples``) where a session has no time to
+measure floors apart from them.
 
     python -m tools.studies.noise_study --runs 4 [--floors FILE] [--noise bursty] [--out F]
+                                        [--samples FILE]
     python -m tools.studies.noise_study --combine batch1.json batch2.json [--out all.json]
 """
 
@@ -28,7 +32,7 @@ from pathlib import Path
 
 from tools._lib.antagonist import PROFILES, noise
 from tools._lib.cli import BadInput, ExternalFailure, add_judging, command_parser, run_main
-from tools._lib.floors import no_floors, read_floors
+from tools._lib.floors import no_floors, read_floors, samples_of
 from tools._lib.gate import DEFAULT_FACTOR, DEFAULT_TIERS, Gate
 from tools._lib.gate_report import summary
 from tools._lib.git import git
@@ -80,6 +84,11 @@ def run_records(verdict) -> list[dict]:
     return records
 
 
+def paired_of(verdict) -> dict:
+    """The rows the alternation measured in one run, by label."""
+    return {j.row.label: j.paired for j in verdict.judged if j.paired is not None}
+
+
 def measure(args, workdir: Path) -> tuple[list[list[dict]], list[dict]]:
     repo = no_op_clone(workdir)
     register_machine(MACHINE)
@@ -87,13 +96,16 @@ def measure(args, workdir: Path) -> tuple[list[list[dict]], list[dict]]:
     floors = read_floors(args.floors, host) if args.floors else no_floors(host)
     gate = Gate(repo, "HEAD~1", "HEAD", args.factor, MACHINE, floors)
     selection = ["--bench", args.bench or default_selection(repo, args.rows)]
-    runs, verdicts = [], []
+    runs, verdicts, pairs = [], [], []
     for number in range(args.runs):
         first_pass = gate.first_pass(*args.asv_args, *selection, rounds=ASV_ROUNDS)
         if first_pass not in (0, 1):
             raise ExternalFailure(f"asv continuous exited {first_pass} in run {number + 1}")
         verdict = gate.decide(first_pass)
         runs.append(run_records(verdict))
+        pairs.append(paired_of(verdict))
+        if args.samples:  # after every run, so a run cut short keeps the ones before it
+            args.samples.write_text(json.dumps(samples_of(pairs)) + "\n")
         verdicts.append(
             {
                 "verdict": int(verdict.status),
@@ -135,9 +147,12 @@ def parse():
     parser.add_argument("--rows", help="regex: only the default rows it matches from the start")
     parser.add_argument("--combine", type=Path, nargs="+", help="summarize earlier --out files")
     parser.add_argument("--out", type=Path, help="write every row and the summary as JSON")
+    parser.add_argument("--samples", type=Path, help="also write every run's pairs (tools.floors)")
     args = parser.parse_args()
     if args.runs < 1:
         raise BadInput("--runs must be at least 1")
+    if args.samples is not None and args.combine:
+        raise BadInput("--samples writes the pairs of new runs; --combine makes none")
     if args.rows is not None and args.bench is not None:
         raise BadInput("--rows narrows the default rows; it does not combine with --bench")
     if args.rows is not None:
