@@ -188,6 +188,9 @@ def measure_row(
                 why = answer.get("reason", "its process died")
                 raise SideFailed(f"{answer['status']} at {worker.side.name}: {why}")
         set_up = time.monotonic() - begun
+        # Sized from the ready call, often slower than a warm one: sizing from warm calls
+        # narrowed no floor and made the rounds longer (docs/explanation/comparison.md,
+        # "Alternation").
         slowest = max(answer["seconds"] for answer in answers)
         number = max(1, round(BLOCK_SECONDS / max(slowest, 1e-9)))
         block = number * slowest
