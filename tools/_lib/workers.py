@@ -165,6 +165,22 @@ def alternate(row: RowOnSides, number: int, pairs: int, timeout: float):
     return values[first], values[second]
 
 
+def set_up_row(
+    row: RowOnSides, label: str, cpus: list[int], setup_order: tuple[Worker, ...] = ()
+) -> list[dict]:
+    """The row set up on every side at once, in ``setup_order``; each side's ready answer
+    (its ready call's seconds and the row's unit), or SideFailed with why not."""
+    for worker in setup_order or row.workers:
+        worker.send(row=label, cpus=cpus)
+        row.ending.add(worker)
+    answers = [row.hear(worker, SETUP_SECONDS) for worker in row.workers]
+    for worker, answer in zip(row.workers, answers, strict=True):
+        if answer["status"] != "ready":
+            why = answer.get("reason", "its process died")
+            raise SideFailed(f"{answer['status']} at {worker.side.name}: {why}")
+    return answers
+
+
 def measure_row(
     label: str,
     workers: tuple[Worker, Worker],
@@ -179,14 +195,7 @@ def measure_row(
     row = RowOnSides(workers)
     begun = time.monotonic()
     try:
-        for worker in setup_order or workers:
-            worker.send(row=label, cpus=cpus)
-            row.ending.add(worker)
-        answers = [row.hear(worker, SETUP_SECONDS) for worker in workers]
-        for worker, answer in zip(workers, answers, strict=True):
-            if answer["status"] != "ready":
-                why = answer.get("reason", "its process died")
-                raise SideFailed(f"{answer['status']} at {worker.side.name}: {why}")
+        answers = set_up_row(row, label, cpus, setup_order)
         set_up = time.monotonic() - begun
         # Sized from the ready call, often slower than a warm one: sizing from warm calls
         # narrowed no floor and made the rounds longer (docs/explanation/comparison.md,

@@ -20,7 +20,7 @@ from pathlib import Path
 from tools._lib import remeasure, workers
 from tools._lib.floors import floor_of, samples_of, spread
 from tools._lib.git import resolve_commit
-from tools._lib.workers import BLOCK_SECONDS, BLOCK_SLACK_SECONDS, SETUP_SECONDS, SideFailed
+from tools._lib.workers import BLOCK_SECONDS, BLOCK_SLACK_SECONDS, SideFailed
 
 numbers: dict[str, list[int]] = {}
 
@@ -42,13 +42,7 @@ def measure_row_warm(label, pair, cpus, pairs, seconds, setup_order=()):
     row = workers.RowOnSides(pair)
     begun = time.monotonic()
     try:
-        for worker in setup_order or pair:
-            worker.send(row=label, cpus=cpus)
-            row.ending.add(worker)
-        answers = [row.hear(worker, SETUP_SECONDS) for worker in pair]
-        for worker, answer in zip(pair, answers, strict=True):
-            if answer["status"] != "ready":
-                raise SideFailed(f"{answer['status']} at {worker.side.name}")
+        answers = workers.set_up_row(row, label, cpus, setup_order)
         set_up = time.monotonic() - begun
         ready = max(answer["seconds"] for answer in answers)
         number = calls_per_block(ready)
