@@ -27,7 +27,6 @@ from pathlib import Path
 from tools._lib.antagonist import PROFILES, noise
 from tools._lib.asv_run import ensure_environment
 from tools._lib.cli import ArgumentParser, BadInput, machine_name, run_main
-from tools._lib.comparison import Paired
 from tools._lib.floors import (
     FLOORS_FILE,
     Floors,
@@ -40,6 +39,7 @@ from tools._lib.gate import DEFAULT_TIERS
 from tools._lib.git import git, repo_root
 from tools._lib.machines import this_host
 from tools._lib.outbox import Outbox
+from tools._lib.paired import Paired
 from tools._lib.remeasure import compare_commits
 from tools._lib.results import RESULTS_DIR
 from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools._lib.comparison import Paired, Row
+from tools._lib.comparison import Row
 from tools._lib.floors import Floors
 from tools._lib.gate import Gate
+from tools._lib.paired import Paired
 from tools._lib.remeasure import Outcome
 
 COUNT_ROW = "bench_instructions.Instructions.track_instructions('cpu', ('matmul', 'mm'))"

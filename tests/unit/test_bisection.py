@@ -11,7 +11,7 @@ from tests.support.project_repo import ProjectRepo, isolated_env
 from tests.support.scripted_gate import TIME_ROW, pairs
 from tools._lib import bisection
 from tools._lib.bisection import Bisection
-from tools._lib.comparison import Paired
+from tools._lib.paired import Paired
 
 
 @pytest.fixture

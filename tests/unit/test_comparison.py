@@ -17,9 +17,10 @@ from tests.support.scripted_gate import COUNT_ROW, OTHER_ROW, TIME_ROW, Scripted
 from tools._lib import workers
 from tools._lib.asv_run import asv_environment, bench_selection, split_bench_selection
 from tools._lib.cli import Status
-from tools._lib.comparison import Paired, Row, compare, median_interval
+from tools._lib.comparison import Row, compare
 from tools._lib.gate import with_default_selection
 from tools._lib.gate_report import summary
+from tools._lib.paired import Paired, median_interval
 
 
 def row(name: str, unit: str, before: float, after: float, params: str = "('cpu',)") -> Row:

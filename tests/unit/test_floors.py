@@ -12,7 +12,6 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tools._lib.cli import BadInput
-from tools._lib.comparison import Paired
 from tools._lib.floors import (
     MIN_FLOOR,
     Floors,
@@ -22,6 +21,7 @@ from tools._lib.floors import (
     samples_of,
     write_floors,
 )
+from tools._lib.paired import Paired
 from tools.floors import TIMED
 
 ROW = "bench_a.A.time_x('cpu',)"

@@ -19,8 +19,8 @@ from tools import file_issues
 from tools._lib import release_compare
 from tools._lib.asv_run import with_environment
 from tools._lib.cli import BadInput, Status
-from tools._lib.comparison import Paired
 from tools._lib.floors import Floors
+from tools._lib.paired import Paired
 from tools._lib.release_compare import Compared, ReleaseComparison
 from tools._lib.release_report import filing_report, markdown
 from tools._lib.releases import Release, chosen_releases, default_release, releases

@@ -404,8 +404,8 @@ def test_host_speed_times_both_calls_in_windows_and_refuses_a_window_past_the_ru
 def test_the_estimates_study_reads_both_estimates_from_the_samples_floors_wrote(
     tmp_path, monkeypatch
 ):
-    from tools._lib.comparison import Paired
     from tools._lib.floors import read_samples, samples_of
+    from tools._lib.paired import Paired
     from tools.studies import estimates
 
     def placed(label: str, place: float) -> Paired:
@@ -436,7 +436,7 @@ def test_the_estimates_study_reads_both_estimates_from_the_samples_floors_wrote(
 
 
 def test_the_estimates_study_finds_rounds_whose_processes_ran_at_their_own_speed():
-    from tools._lib.comparison import Paired
+    from tools._lib.paired import Paired
     from tools.studies import estimates
 
     def rounds(label: str, speeds: list[float]) -> Paired:

@@ -29,7 +29,6 @@ from tools._lib.asv_run import (
 )
 from tools._lib.cli import BadInput, ExternalFailure
 from tools._lib.comparison import (
-    Paired,
     Row,
     compare,
     higher_is_better,
@@ -38,6 +37,7 @@ from tools._lib.comparison import (
     shown,
 )
 from tools._lib.git import commit_count, first_parent_commits, git, is_ancestor, subject_and_author
+from tools._lib.paired import Paired
 from tools._lib.releases import default_release
 from tools._lib.remeasure import measure_pair
 from tools._lib.results import RESULTS_DIR

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools._lib.cli import BadInput
-from tools._lib.comparison import Paired
+from tools._lib.paired import Paired
 
 FLOORS_FILE = "floors.json"
 # A row's floor stands above the no-op slowdowns measured on its host: their worst spread
@@ -29,7 +29,7 @@ MARGIN = 0.01
 MIN_FLOOR = 1.03
 # Where a host has no floors yet, a row is judged at the factor the caller gives (the
 # gate's: 1.15).
-# The paired estimate the floors were measured with (tools/_lib/comparison.Paired and the
+# The paired estimate the floors were measured with (tools/_lib/paired.Paired and the
 # rounds of tools/_lib/remeasure.py): 3 takes two rounds and more while they disagree, 2
 # took three rounds, 1 did not take each pair's place in the ABBA order out. Floors of
 # another estimate say nothing of this one's spread, so a host that has only those is

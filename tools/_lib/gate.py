@@ -20,9 +20,10 @@ from pathlib import Path
 
 from tools._lib.asv_run import asv, bench_selection
 from tools._lib.cli import Status
-from tools._lib.comparison import COUNT_FACTOR, Paired, Row, compare, is_count
+from tools._lib.comparison import COUNT_FACTOR, Row, compare, is_count
 from tools._lib.floors import Floors
 from tools._lib.git import resolve_commit
+from tools._lib.paired import Paired
 from tools._lib.releases import default_release
 from tools._lib.remeasure import Outcome, compare_commits
 from tools._lib.results import RESULTS_DIR

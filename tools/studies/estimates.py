@@ -1,6 +1,6 @@
 """Paired estimates on the same no-op samples: the median of the pairs' ratios as they
 were taken; with each pair's place in the ABBA order taken out (what the comparison uses:
-tools/_lib/comparison.Paired); and the median of the rounds' own reads (each process pair
+tools/_lib/paired.Paired); and the median of the rounds' own reads (each process pair
 one vote, a candidate for rows whose speed is set per process). Per estimate and run, the
 time rows' no-op slowdowns (median, 95th percentile, max), then the floors each gives
 (tools/_lib/floors.py) and how often a run left out of them reads past them. Last, how
@@ -19,8 +19,9 @@ from collections import Counter
 from pathlib import Path
 
 from tools._lib.cli import ArgumentParser, run_main
-from tools._lib.comparison import Paired, slowdown
+from tools._lib.comparison import slowdown
 from tools._lib.floors import floor_of, read_samples
+from tools._lib.paired import Paired
 
 
 def as_taken(paired: Paired) -> float:

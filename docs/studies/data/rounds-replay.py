@@ -10,8 +10,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from tools._lib.comparison import Paired
 from tools._lib.floors import floor_of, read_samples
+from tools._lib.paired import Paired
 
 
 def first(paired: Paired, rounds: int) -> Paired:
