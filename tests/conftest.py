@@ -11,12 +11,19 @@ from benchmarks import _harness
 from benchmarks._harness import devices
 from tensorops._registry import _OPS, define_op, variant
 from tests.support import REPO_ROOT  # noqa: F401 - fixtures and tests share it
+from tests.support.probe_workers import make_probe_repo
 
 
 @pytest.fixture(scope="session")
 def shared_asv_env(tmp_path_factory) -> Path:
     """asv's env folder, shared by every temporary project repository of the session."""
     return tmp_path_factory.mktemp("asv-env")
+
+
+@pytest.fixture
+def probe_repo(tmp_path) -> Path:
+    """The real harness's workers over probe suites (tests/support/probe_workers.py)."""
+    return make_probe_repo(tmp_path)
 
 
 @pytest.fixture

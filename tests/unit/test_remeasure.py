@@ -7,76 +7,13 @@ measurement: tools/studies/noise_study.py)."""
 from __future__ import annotations
 
 import re
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.support import REPO_ROOT
+from tests.support.probe_workers import FINE, side
 from tools._lib import remeasure, workers
-from tools._lib.remeasure import Side, measure_again
-
-PROBE = """
-import os
-import time
-
-from probe_mode import MODE
-
-
-class Fine:
-    def time_sum(self):
-        sum(range(200))
-
-
-class Dies:
-    def time_sum(self):
-        if MODE == "dies":
-            os._exit(7)
-        sum(range(200))
-
-
-class Hangs:
-    def time_sum(self):
-        if MODE == "hangs":
-            time.sleep(3600)
-        sum(range(200))
-
-
-class Skips:
-    def setup(self):
-        if MODE == "skips":
-            raise NotImplementedError("not on this side")
-
-    def time_sum(self):
-        sum(range(200))
-
-
-class Tracked:
-    def track_value(self):
-        return 2.0 if MODE == "dies" else 1.0
-
-    track_value.unit = "GB/s"
-"""
-FINE = "bench_probe.Fine.time_sum"
-
-
-@pytest.fixture
-def probe_repo(tmp_path) -> Path:
-    """A repository whose suites are the harness and the probe, beside two libraries."""
-    repo = tmp_path / "repo"
-    (repo / "benchmarks").mkdir(parents=True)
-    for name in ("__init__.py", "_names.py", "_harness"):
-        (repo / "benchmarks" / name).symlink_to(REPO_ROOT / "benchmarks" / name)
-    (repo / "benchmarks" / "bench_probe.py").write_text(PROBE)
-    return repo
-
-
-def side(root: Path, mode: str) -> Side:
-    library = root / f"library-{mode}"
-    library.mkdir(exist_ok=True)
-    (library / "probe_mode.py").write_text(f"MODE = {mode!r}\n")
-    return Side(mode, Path(sys.executable), library)
+from tools._lib.remeasure import measure_again
 
 
 @pytest.fixture(autouse=True)
