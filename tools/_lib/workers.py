@@ -57,10 +57,12 @@ class Worker:
     def __init__(self, repo: Path, side: Side, log: Path):
         self.repo, self.side, self.log = repo, side, log
         self.process: subprocess.Popen | None = None
+        self.pending = b""  # what the process wrote past the last answer read
 
     def start(self) -> None:
         env = allocator_environment(dict(os.environ))
         env["PYTHONPATH"] = str(self.side.library)
+        self.pending = b""
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [str(self.side.python), "-m", "benchmarks._harness.worker"],
@@ -79,23 +81,40 @@ class Worker:
         self.process.stdin.flush()
 
     def receive(self, timeout: float) -> dict:
-        stream = self.process.stdout
-        ready, _, _ = select.select([stream], [], [], timeout)
-        if not ready:
+        """The next answer, within ``timeout`` seconds whatever the process writes: read
+        from the pipe unbuffered (a buffered line read waits for the rest of half a line,
+        and keeps a second answer where no ``select`` sees it), and checked to be one."""
+        deadline = time.monotonic() + timeout
+        stream = self.process.stdout.fileno()
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([stream], [], [], left)[0]:
+                self.stop()
+                raise SideFailed(f"{self.side.name} gave no answer in {timeout:.0f} s")
+            chunk = os.read(stream, 1 << 16)
+            if not chunk:
+                self.stop()
+                raise SideFailed(f"{self.side.name}'s worker ended (see {self.log})")
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        try:
+            answer = json.loads(line)
+        except ValueError:  # not JSON, or not UTF-8
+            answer = None
+        if not isinstance(answer, dict) or not isinstance(answer.get("status"), str):
             self.stop()
-            raise SideFailed(f"{self.side.name} gave no answer in {timeout:.0f} s")
-        line = stream.readline()
-        if not line:
-            self.stop()
-            raise SideFailed(f"{self.side.name}'s worker ended (see {self.log})")
-        return json.loads(line)
+            raise SideFailed(
+                f"{self.side.name} sent a line that is not an answer of the worker protocol: "
+                f"{line[:80]!r} (see {self.log})"
+            )
+        return answer
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
-        self.process = None
+        self.process, self.pending = None, b""
 
 
 class RowOnSides:
