@@ -16,8 +16,8 @@ forkserver it imports the suites once and forks a child per row, so every row st
 the same state; the child serves that row's requests until ``close``:
 
 - ``{"row": LABEL, "cpus": [..]}``: set the row up as asv does (its ``setup``), pin to
-  ``cpus``, time one call; ``{"status": "ready", "seconds", "unit"}``, or ``"skip"`` /
-  ``"error"`` with the reason;
+  ``cpus``, time one call (a track's too: ``seconds`` is always its call's time);
+  ``{"status": "ready", "seconds", "unit"}``, or ``"skip"`` / ``"error"`` with the reason;
 - ``{"block": N}``: N calls between the class's own ``timer()`` (which synchronizes the
   device), seconds per call; a ``track_`` row answers one call's value instead;
 - ``{"profile": N}``: N calls under torch.profiler; per operator its self and total CPU
@@ -83,6 +83,15 @@ class Row:
             self.method(*self.params)
         return (self.timer() - begun) / number
 
+    def call_seconds(self) -> float:
+        """One call's seconds, which size the blocks and bound the wait for each: a
+        track's, by the clock around it (its value is a rate or a share, not its time)."""
+        if not self.tracked:
+            return self.block(1)
+        begun = time.perf_counter()
+        self.block(1)
+        return time.perf_counter() - begun
+
     def profile(self, calls: int) -> dict[str, list[float]]:
         import torch
         from torch.profiler import ProfilerActivity, profile
@@ -123,7 +132,7 @@ def serve_row(request: dict, requests: BinaryIO, replies: BinaryIO) -> None:
     try:
         if request.get("cpus"):
             os.sched_setaffinity(0, request["cpus"])
-        answer(replies, status="ready", seconds=row.block(1), unit=row.unit)
+        answer(replies, status="ready", seconds=row.call_seconds(), unit=row.unit)
         for line in iter(requests.readline, b""):
             asked = json.loads(line)
             if "close" in asked:
