@@ -9,6 +9,8 @@ import json
 import random
 import re
 
+import pytest
+
 from benchmarks import _names
 from benchmarks._harness import twins
 from benchmarks._shapes import NLP, product
@@ -70,6 +72,16 @@ def test_the_comparison_reads_asv_result_files(tmp_path):
     (only,) = compare(results, "m", ("a" * 40, "e"), ("b" * 40, "e"))
     assert compare(results, "m", ("a" * 40, "other"), ("b" * 40, "e")) == []
     assert only.label == "a.A.time_x('cpu')" and only.ratio == 3.0 and only.unit == "seconds"
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("nan"), float("inf"), True])
+def test_no_verdict_rests_on_a_value_that_is_no_measurement(value):
+    with pytest.raises(ValueError, match="not a finite positive number"):
+        row("a.A.track_x", "GB/s", 1.0, value)
+    with pytest.raises(ValueError, match="not a finite positive number"):
+        Paired("a.A.time_x", "seconds", (1.0, value), (1.0, 1.0))
+    with pytest.raises(ValueError, match="not pairs"):
+        Paired("a.A.time_x", "seconds", (1.0, 1.0), (1.0,))
 
 
 def test_the_gate_measures_the_pr_tier_unless_told_otherwise():

@@ -9,6 +9,7 @@ are judged at their own factor.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,26 @@ from tools._lib.results import benchmark_units, commit_values
 # process) differed by at most 0.05%; a rise of more than 1% is a change in the code run
 # (docs/explanation/measurement.md, "Instruction counts").
 COUNT_FACTOR = 1.01
+
+
+def is_measurement(value) -> bool:
+    """Whether a verdict may rest on ``value``: a finite number above 0. Every unit here is
+    a time, a rate, a share, a count or bytes, so 0, a negative, NaN or inf is a fault of
+    whatever gave it, never a reading (NaN or inf would read "not slower", 0 would divide
+    by zero, a negative would read faster)."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
+
+
+def check_measurements(label: str, *values: float) -> None:
+    """ValueError, naming the row and the value, unless every value is a measurement."""
+    wrong = next((value for value in values if not is_measurement(value)), None)
+    if wrong is not None or not values:
+        raise ValueError(f"{label}: {wrong!r} is not a finite positive number")
 
 
 def higher_is_better(unit: str) -> bool:
@@ -67,6 +88,9 @@ class Row:
     after: float
     before_stats: tuple = (None, None)
     after_stats: tuple = (None, None)
+
+    def __post_init__(self):
+        check_measurements(self.label, self.before, self.after)
 
     @property
     def label(self) -> str:
@@ -117,7 +141,7 @@ def compare(
     after: tuple[str, str],
     units: dict[str, str] | None = None,
 ) -> list[Row]:
-    """Every row asv measured on both sides with a positive value before; a side is a
+    """Every row asv measured on both sides (a finite positive value on each); a side is a
     commit and an environment (two commits under one release, or one commit under two).
     Units come from the benchmarks.json asv writes beside the results, unless given
     (``asv find`` writes none)."""
@@ -135,5 +159,5 @@ def compare(
             new[name, params][1:],
         )
         for name, params in sorted(set(old) & set(new))
-        if old[name, params][0] > 0
+        if is_measurement(old[name, params][0]) and is_measurement(new[name, params][0])
     ]

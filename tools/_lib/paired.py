@@ -10,7 +10,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from tools._lib.comparison import higher_is_better
+from tools._lib.comparison import check_measurements, higher_is_better
 
 # The confidence of the paired interval: a row is called slower only when the whole
 # interval of its paired ratio lies above 1.
@@ -63,6 +63,18 @@ class Paired:
     before: tuple[float, ...]
     after: tuple[float, ...]
     rounds: tuple[int, ...] = ()  # pairs per round (process pair), in order; () one round
+
+    def __post_init__(self):
+        """No verdict without measurements: every value finite and positive, one per side
+        in each pair, and the rounds holding exactly the pairs."""
+        check_measurements(self.label, *self.before, *self.after)
+        if len(self.before) != len(self.after) or (
+            self.rounds and (sum(self.rounds) != len(self.before) or min(self.rounds) < 1)
+        ):
+            raise ValueError(
+                f"{self.label}: {len(self.before)} values before, {len(self.after)} after, "
+                f"rounds {self.rounds}: not pairs"
+            )
 
     @classmethod
     def of_rounds(cls, label: str, rounds: list) -> Paired:

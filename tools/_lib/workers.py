@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools._lib.asv_run import allocator_environment
+from tools._lib.comparison import is_measurement
 
 # A block's length: short against the host's drift (seconds), long against the timer's
 # and the pipe's cost (microseconds).
@@ -179,6 +180,11 @@ def alternate(row: RowOnSides, number: int, pairs: int, timeout: float):
                     f"{answer['status']} at {worker.side.name}: "
                     f"{answer.get('reason', 'its process died')}"
                 )
+            if not is_measurement(answer.get("value")):
+                raise SideFailed(
+                    f"no measurement at {worker.side.name}: it gave {answer.get('value')!r}, "
+                    "not a finite positive number"
+                )
             if index:
                 values[worker].append(answer["value"])
     return values[first], values[second]
@@ -197,6 +203,11 @@ def set_up_row(
         if answer["status"] != "ready":
             why = answer.get("reason", "its process died")
             raise SideFailed(f"{answer['status']} at {worker.side.name}: {why}")
+        if not (is_measurement(answer.get("seconds")) and isinstance(answer.get("unit"), str)):
+            raise SideFailed(
+                f"no measurement at {worker.side.name}: its ready call took "
+                f"{answer.get('seconds')!r} s, not a finite positive number"
+            )
     return answers
 
 
