@@ -72,6 +72,20 @@ def test_a_raising_benchmark_fails_with_the_failure_message(clone, planted_histo
     assert f"pr_gate: {VERDICTS[2]}" in done.stdout
 
 
+def test_an_op_that_raises_in_its_warm_up_fails_the_gate_named(clone, planted_history):
+    """An IndexError in the op's own call is a failure at the head, not asv's skip: the
+    row, measured at the base, is named, and the gate does not pass."""
+    repo, root = clone
+    gelu = "bench_activation.Gelu.time_gelu('cpu', 'float32', (32, 512, 768), 'exact')"
+    tanh = gelu.replace("'exact'", "'tanh'")
+    summary = root / "gelu-summary.md"
+    done = gate(repo, planted_history.commits[-1], "broken", gelu, tanh, summary=summary)
+    assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-2000:]
+    section = summary.read_text().split("### Measured at the base, not at the head")[1]
+    (line,) = [line for line in section.splitlines() if "time_gelu" in line]
+    assert "'exact'" in line and "failed at the head" in line, line
+
+
 def test_bisect_names_the_planted_commit(clone, planted_history):
     repo, _ = clone
     good, bad = planted_history.before_plant, planted_history.planted

@@ -1,8 +1,9 @@
 """The one planted history the gate, bisect and triage tests share: a base, a no-op commit,
 fillers, and a commit that makes logsumexp's functional variant reduce every row twice (2x
 the time, compute-bound, and more instructions), at a random one of five positions; a
-branch off the tip whose silu raises. Built once per session; each test works in its own
-clone of it (the same commits, so asv's build cache serves them all)."""
+branch off the tip whose silu raises and whose gelu indexes past its input's end. Built
+once per session; each test works in its own clone of it (the same commits, so asv's build
+cache serves them all)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.project_repo import ProjectRepo, break_silu, isolated_env, make_project_repo
+from tests.support.project_repo import (
+    ProjectRepo,
+    break_gelu_in_its_warm_up,
+    break_silu,
+    isolated_env,
+    make_project_repo,
+)
 
 ROW = "bench_reduction.LogSumExp.time_logsumexp('cpu', 'float32', (32, 512, 768), 'functional')"
 COUNT_ROW = (
@@ -83,6 +90,7 @@ def build(root: Path, shared_env: Path) -> PlantedHistory:
     commits = (git("rev-parse", "HEAD~6", cwd=repo.path), noop, *made)
     repo.git("checkout", "-q", "-b", "broken")
     broken = repo.commit("silu raises", break_silu)
+    broken = repo.commit("gelu indexes past its end", break_gelu_in_its_warm_up)
     repo.git("checkout", "-q", "main")
     repo.git("remote", "add", "origin", str(remote))
     repo.git("push", "-q", "origin", "main", "broken")

@@ -118,6 +118,19 @@ def slow_down_silu(root: Path, factor: int = 2) -> None:
     source.write_text(planted)
 
 
+def break_gelu_in_its_warm_up(root: Path) -> None:
+    """Make gelu's exact variant index past the end of its input: an IndexError in the
+    op's own call, which its benchmark's warm-up meets first."""
+    source = root / "src" / "tensorops" / "activation.py"
+    text = source.read_text()
+    broken = text.replace(
+        '    """F.gelu with the erf form."""\n',
+        '    """F.gelu with the erf form."""\n    x[x.shape[0]]  # planted: past the end\n',
+    )
+    assert broken != text, "gelu's exact variant changed; update the plant"
+    source.write_text(broken)
+
+
 def break_silu(root: Path) -> None:
     """Make silu's functional variant raise, so its benchmark fails."""
     source = root / "src" / "tensorops" / "activation.py"

@@ -24,9 +24,16 @@ def pairs(ratio: float, count: int = 16, jitter: float = 0.01) -> tuple[tuple, t
     return before, after
 
 
+# What asv records of a row at the head that it measured at the base (tools/_lib/results.py):
+# a skip is NaN, a failure None, a row not run is absent, and a value no measurement is 0.
+AT_HEAD = {"skipped": float("nan"), "failed": None, "invalid": 0.0}
+
+
 class ScriptedGate(Gate):
-    """asv's first pass gives ``first`` (ratio by row); measured again, a row gives the
-    paired ratio of ``again`` (None: it could not be measured, with ``why``)."""
+    """asv's first pass gives ``first`` (ratio by row) and, for the rows of ``at_head``,
+    a value at the base and at the head what ``at_head`` says (skipped, failed, absent or
+    invalid); measured again, a row gives the paired ratio of ``again`` (None: it could
+    not be measured, with ``why``)."""
 
     def __init__(
         self,
@@ -34,12 +41,31 @@ class ScriptedGate(Gate):
         again: dict[str, float | None] | None = None,
         factor: float = 1.15,
         floors: dict[str, float] | None = None,
+        at_head: dict[str, str] | None = None,
     ):
         self.repo, self.machine = Path("."), "scripted"
         self.base, self.head, self.factor = "b" * 40, "h" * 40, factor
         self.floors = Floors("scripted-host", 4 if floors else 0, floors or {})
         self.first, self.again, self.asked = first, again or {}, []
+        self.at_head = at_head or {}
         self.thresholds: dict[str, float | None] = {}
+
+    def recorded(self) -> tuple[dict, dict]:
+        """What asv recorded at the base and at the head, as tools/_lib/results.py reads
+        it: ``(benchmark, params) -> (value, stats, samples)``."""
+        base, head = {}, {}
+        for label, ratio in {**self.first, **dict.fromkeys(self.at_head, 1.0)}.items():
+            key = (label.split("(")[0], label[label.index("(") :])
+            base[key] = (1.0, (None, None), None)
+            state = self.at_head.get(label)
+            if state is None:
+                head[key] = (ratio, (None, None), None)
+            elif state != "absent":
+                head[key] = (AT_HEAD[state], (None, None), None)
+        return base, head
+
+    def units(self) -> dict[str, str]:
+        return {label.split("(")[0]: unit for label, unit in UNITS.items()}
 
     def rows(self) -> list[Row]:
         return [

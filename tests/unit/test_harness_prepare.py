@@ -66,6 +66,22 @@ def test_other_errors_in_setup_fail_loudly(monkeypatch, probe_op):
         Probe().setup(*PARAMS)
 
 
+def test_a_lookup_error_of_the_ops_own_call_fails_loudly_not_as_a_skip(monkeypatch, probe_op):
+    """Only the lookup of the op and its variant is "not available at this commit"; an
+    IndexError (a LookupError) the op itself raises in its warm-up is a failure, or a pull
+    request that breaks an op would read n/a and pass the gate."""
+
+    def out_of_range(self, inputs):
+        def call():
+            raise IndexError("index 9 is out of bounds for dimension 0 with size 4")
+
+        return call
+
+    monkeypatch.setattr(tensorops.Variant, "bind", out_of_range)
+    with pytest.raises(IndexError, match="out of bounds"):
+        Probe().setup(*PARAMS)
+
+
 # ------------------------------------------------------------------- warm-up
 
 
