@@ -27,7 +27,7 @@ from tools._lib.cli import BadInput, add_judging, command_parser, run_main
 from tools._lib.comparison import is_count
 from tools._lib.explain import grown_functions
 from tools._lib.floors import no_floors, read_floors
-from tools._lib.gate import DEFAULT_FACTOR, VERDICTS, Gate, with_default_selection
+from tools._lib.gate import DEFAULT_FACTOR, Gate, with_default_selection
 from tools._lib.gate_report import summary
 from tools._lib.git import repo_root
 from tools._lib.machines import register_machine, this_host
@@ -71,7 +71,7 @@ def main() -> int:
     if args.summary_file:
         args.summary_file.parent.mkdir(parents=True, exist_ok=True)
         args.summary_file.write_text(markdown)
-    print(f"pr_gate: {VERDICTS[verdict.status]}")
+    print(f"pr_gate: {verdict.headline}")
     return verdict.status
 
 

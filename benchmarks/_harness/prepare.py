@@ -58,25 +58,31 @@ def prepare(
     """Resolve ``op``/``variant``, build seeded inputs on ``device`` and warm up
     (:func:`bound_call`; ``warm_up_calls`` fixes the warm-up's length, which an instruction
     count must not take from how long calls took). Every reason the case cannot run here
-    (no such device, a variant missing at this commit, a dtype or layout it does not
-    support, device out of memory) becomes asv's skip, a NotImplementedError saying why.
+    (no such device, an op or variant missing at this commit, a dtype or layout it does not
+    support, device out of memory) becomes asv's skip, a NotImplementedError saying why;
+    anything else the op raises is a failure.
     """
     target = get_device(device)
     case_type, get_variant = _tensorops_api()
-    out_of_memory = False
     try:
         chosen = get_variant(op, variant)
         case = case_type(
             op, shape, dtype=dtype, device=target.tensor_device, layout=layout, seed=seed
         )
+    except LookupError as missing:
+        # Only the lookup: an IndexError or KeyError the op's own call raises below is a
+        # failure, or a change that breaks an op would read n/a and pass the gate.
+        raise NotImplementedError(f"not available at this commit: {missing}") from None
+    except NotImplementedError as unsupported:
+        raise NotImplementedError(f"unsupported here: {unsupported}") from None
+    out_of_memory = False
+    try:
         call = bound_call(chosen, case, target, seed, backward, cold)
         if warm_up_calls is None:
             calls = warm_up(call, target.synchronize)
         else:
             for calls in range(1, warm_up_calls + 1):  # noqa: B007 - the count is kept
                 call()
-    except LookupError as missing:
-        raise NotImplementedError(f"not available at this commit: {missing}") from None
     except NotImplementedError as unsupported:
         raise NotImplementedError(f"unsupported here: {unsupported}") from None
     except Exception as error:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools._lib.comparison import Row
 from tools._lib.floors import Floors
 from tools._lib.gate import Gate
 from tools._lib.paired import Paired
@@ -56,22 +55,16 @@ class ScriptedGate(Gate):
         base, head = {}, {}
         for label, ratio in {**self.first, **dict.fromkeys(self.at_head, 1.0)}.items():
             key = (label.split("(")[0], label[label.index("(") :])
-            base[key] = (1.0, (None, None), None)
+            base[key] = (1.0, None, None)
             state = self.at_head.get(label)
             if state is None:
-                head[key] = (ratio, (None, None), None)
+                head[key] = (ratio, None, None)
             elif state != "absent":
-                head[key] = (AT_HEAD[state], (None, None), None)
+                head[key] = (AT_HEAD[state], None, None)
         return base, head
 
     def units(self) -> dict[str, str]:
         return {label.split("(")[0]: unit for label, unit in UNITS.items()}
-
-    def rows(self) -> list[Row]:
-        return [
-            Row(label.split("(")[0], label[label.index("(") :], UNITS[label], 1.0, ratio)
-            for label, ratio in self.first.items()
-        ]
 
     def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
         self.asked.append(list(thresholds))

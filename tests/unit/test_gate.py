@@ -17,7 +17,7 @@ def test_a_row_measured_at_the_base_and_not_at_the_head_fails_the_gate_named(sta
     verdict = gate.decide(2 if state == "failed" else 0)
     assert verdict.status == Status.BENCHMARK_FAILED
     text = summary(gate, verdict, ("base", "head"), lambda: "")
-    section = text.split("### Measured at the base, not at the head")[1]
+    section = text.split("### Measured at the base, not at the head\n\n")[1].split("\n\n")[0]
     (line,) = [line for line in section.splitlines() if OTHER_ROW in line]
     words = {"skipped": "skipped", "failed": "failed", "absent": "not run", "invalid": "0.0"}
     assert words[state] in line, line
@@ -28,7 +28,7 @@ def test_a_row_new_at_the_head_is_listed_and_does_not_fail():
     gate = ScriptedGate({TIME_ROW: 1.0})
     base, head = gate.recorded()
     key = (OTHER_ROW.split("(")[0], OTHER_ROW[OTHER_ROW.index("(") :])
-    head[key] = (1.0, (None, None), None)
+    head[key] = (1.0, None, None)
     gate.recorded = lambda: (base, head)
     verdict = gate.decide(0)
     assert verdict.status == Status.OK

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks._names import COUNT_UNIT
-from tools._lib.results import benchmark_units, commit_values
+from tools._lib.results import benchmark_units, commit_rows
 
 # Ten no-op comparisons of a count (two builds of the same code, each counted in its own
 # process) differed by at most 0.05%; a rise of more than 1% is a change in the code run
@@ -134,6 +134,62 @@ class Row:
         ) or _is_result_better(self.after, self.before, self.after_stats, self.before_stats, factor)
 
 
+@dataclass(frozen=True)
+class Unmatched:
+    """A row asv recorded at either side and did not measure at both: what each side
+    recorded (:func:`state_of`)."""
+
+    label: str
+    before: str
+    after: str
+
+    @property
+    def gone(self) -> bool:
+        """Measured before and not after: a change that lost a measurement."""
+        return self.before == MEASURED and self.after != MEASURED
+
+    @property
+    def new(self) -> bool:
+        return self.after == MEASURED and self.before != MEASURED
+
+    @property
+    def failed(self) -> bool:
+        return FAILED in (self.before, self.after)
+
+
+MEASURED, SKIPPED, FAILED, ABSENT = "measured", "skipped", "failed", "not run"
+
+
+def state_of(recorded: tuple | None) -> str:
+    """What asv recorded of a row at one side (``(value, stats, samples)``, or None where
+    the side has no such row): measured, skipped (NaN: its setup said it cannot run
+    there), failed (None: it raised or timed out), not run, or the value that is no
+    measurement."""
+    if recorded is None:
+        return ABSENT
+    value = recorded[0]
+    if value is None:
+        return FAILED
+    if isinstance(value, float) and math.isnan(value):
+        return SKIPPED
+    return MEASURED if is_measurement(value) else f"gave {value!r}, not a finite positive number"
+
+
+def match_rows(old: dict, new: dict, units: dict[str, str]) -> tuple[list[Row], list[Unmatched]]:
+    """Two sides' records (tools/_lib/results.commit_rows) as the rows measured at both
+    and the rows that were not, each with what each side recorded."""
+    rows, unmatched = [], []
+    for name, params in sorted(set(old) | set(new)):
+        before, after = old.get((name, params)), new.get((name, params))
+        states = state_of(before), state_of(after)
+        if states == (MEASURED, MEASURED):
+            unit = units.get(name, "")
+            rows.append(Row(name, params, unit, before[0], after[0], before[1:], after[1:]))
+        else:
+            unmatched.append(Unmatched(row_label(name, params), *states))
+    return rows, unmatched
+
+
 def compare(
     results_dir: Path,
     machine: str,
@@ -146,18 +202,6 @@ def compare(
     Units come from the benchmarks.json asv writes beside the results, unless given
     (``asv find`` writes none)."""
     units = units if units is not None else benchmark_units(results_dir)
-    old = commit_values(results_dir, machine, *before)
-    new = commit_values(results_dir, machine, *after)
-    return [
-        Row(
-            name,
-            params,
-            units.get(name, ""),
-            old[name, params][0],
-            new[name, params][0],
-            old[name, params][1:],
-            new[name, params][1:],
-        )
-        for name, params in sorted(set(old) & set(new))
-        if is_measurement(old[name, params][0]) and is_measurement(new[name, params][0])
-    ]
+    old = commit_rows(results_dir, machine, *before)
+    new = commit_rows(results_dir, machine, *after)
+    return match_rows(old, new, units)[0]

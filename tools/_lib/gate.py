@@ -11,6 +11,12 @@ measured again by alternation and judged at its floor on this host.
   threshold and its interval lies above 1. The threshold is the row's floor on this host
   (tools/_lib/floors.py), or the factor where the host has none yet; a row whose floor is
   above the factor is "not judged here", and says so with its floor.
+
+No verdict without a measurement: a row measured at the base and not at the head
+(skipped, failed, not run, or a value that is no measurement) fails the gate with its
+name, as does a timed row that could not be measured again, and a gate that compared no
+row at all does not pass (docs/explanation/continuous.md, "No verdict without a
+measurement").
 """
 
 from __future__ import annotations
@@ -20,13 +26,13 @@ from pathlib import Path
 
 from tools._lib.asv_run import asv, bench_selection
 from tools._lib.cli import Status
-from tools._lib.comparison import COUNT_FACTOR, Row, compare, is_count
+from tools._lib.comparison import COUNT_FACTOR, Row, Unmatched, is_count, match_rows
 from tools._lib.floors import Floors
 from tools._lib.git import resolve_commit
 from tools._lib.paired import Paired
 from tools._lib.releases import default_release
 from tools._lib.remeasure import Outcome, compare_commits
-from tools._lib.results import RESULTS_DIR
+from tools._lib.results import RESULTS_DIR, benchmark_units, commit_rows
 from tools._lib.suites import tier_selection
 
 DEFAULT_FACTOR = 1.15
@@ -41,6 +47,7 @@ VERDICTS = {
     "measured again (see the log above)",
     Status.EXTERNAL_FAILURE: "asv failed before giving a verdict (see the log above)",
 }
+NOTHING_COMPARED = "no benchmark was measured at both commits"
 
 
 def with_default_selection(asv_args: list[str], repo: Path) -> list[str]:
@@ -81,11 +88,33 @@ class Judged:
 
 @dataclass
 class Verdict:
-    """What the gate found: its status, the first pass's rows, the judged timed rows."""
+    """What the gate found: its status, the first pass's rows measured at both commits,
+    the judged timed rows, and the rows not measured at both (what each side recorded)."""
 
     status: Status
     rows: list[Row] = field(default_factory=list)
     judged: list[Judged] = field(default_factory=list)
+    unmatched: list[Unmatched] = field(default_factory=list)
+
+    @property
+    def headline(self) -> str:
+        if self.status == Status.BENCHMARK_FAILED and not self.rows:
+            return NOTHING_COMPARED
+        return VERDICTS[self.status]
+
+    @property
+    def gone(self) -> list[Unmatched]:
+        """Measured at the base, not at the head."""
+        return [u for u in self.unmatched if u.gone]
+
+    @property
+    def new(self) -> list[Unmatched]:
+        return [u for u in self.unmatched if u.new]
+
+    @property
+    def failed_at_both(self) -> list[Unmatched]:
+        """Measured at neither commit, and failed at one of them."""
+        return [u for u in self.unmatched if u.failed and not (u.gone or u.new)]
 
     @property
     def not_judged(self) -> list[Judged]:
@@ -131,9 +160,20 @@ class Gate:
     def count_factor(self) -> float:
         return min(COUNT_FACTOR, self.factor)
 
-    def rows(self) -> list[Row]:
-        env = default_release(self.repo).env_name
-        return compare(self.repo / RESULTS_DIR, self.machine, (self.base, env), (self.head, env))
+    def recorded(self) -> tuple[dict, dict]:
+        """What asv recorded of every row at the base and at the head."""
+        env, results = default_release(self.repo).env_name, self.repo / RESULTS_DIR
+        return (
+            commit_rows(results, self.machine, self.base, env),
+            commit_rows(results, self.machine, self.head, env),
+        )
+
+    def units(self) -> dict[str, str]:
+        return benchmark_units(self.repo / RESULTS_DIR)
+
+    def rows(self) -> tuple[list[Row], list[Unmatched]]:
+        """The rows measured at both commits, and the others with what each recorded."""
+        return match_rows(*self.recorded(), self.units())
 
     def asv_slower(self, rows: list[Row]) -> list[Row]:
         """The counts and memory rows asv's numbers call slower."""
@@ -170,10 +210,10 @@ class Gate:
         """The verdict after a first pass that exited ``first_pass``."""
         if first_pass not in (0, 1, 2):
             return Verdict(Status.EXTERNAL_FAILURE)
-        rows = self.rows()
+        rows, unmatched = self.rows()
         judged = self.judge(rows)
-        verdict = Verdict(Status.OK, rows, judged)
-        if first_pass == 2 or verdict.not_measured:
+        verdict = Verdict(Status.OK, rows, judged, unmatched)
+        if first_pass == 2 or verdict.not_measured or verdict.gone or not rows:
             verdict.status = Status.BENCHMARK_FAILED
         elif self.asv_slower(rows) or any(j.slower for j in judged):
             verdict.status = Status.REGRESSED

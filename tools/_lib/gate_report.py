@@ -1,14 +1,15 @@
 """The PR gate's summary as Markdown: the verdict, what changed and by how much, the rows not
-judged on this host (with their floors) or not measured again (with why), why the counts
-grew, and every row asv recorded. It goes to the step summary and the PR comment."""
+judged on this host (with their floors), not measured again (with why) or not measured at
+both commits (with what each recorded), why the counts grew, and every row asv recorded.
+It goes to the step summary and the PR comment."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools._lib.comparison import Row, is_count, shown
+from tools._lib.comparison import Row, Unmatched, is_count, shown
 from tools._lib.floors import Floors
-from tools._lib.gate import VERDICTS, Gate, Judged, Verdict, is_timed
+from tools._lib.gate import Gate, Judged, Verdict, is_timed
 from tools._lib.text import cell, code
 
 
@@ -76,6 +77,32 @@ def exceptions(verdict: Verdict, floors: Floors, factor: float) -> list[str]:
     if verdict.not_measured:
         listed = "\n".join(f"- {code(j.row.label)}: {j.outcome.why}" for j in verdict.not_measured)
         sections.append(f"### Not measured again\n\n{listed}")
+    return sections + unmatched_sections(verdict)
+
+
+def recorded_at(unmatched: Unmatched) -> str:
+    return (
+        f"- {code(unmatched.label)}: {unmatched.before} at the base, {unmatched.after} at the head"
+    )
+
+
+def unmatched_sections(verdict: Verdict) -> list[str]:
+    """The rows not measured at both commits: gone at the head (they fail the gate), new
+    at it, failed at both; rows skipped at both are the machine's n/a, counted."""
+    sections = []
+    for title, found in (
+        ("Measured at the base, not at the head", verdict.gone),
+        ("New at the head", verdict.new),
+        ("Failed at the base or the head, measured at neither", verdict.failed_at_both),
+    ):
+        if found:
+            sections.append(f"### {title}\n\n" + "\n".join(recorded_at(u) for u in found))
+    listed = len(verdict.gone) + len(verdict.new) + len(verdict.failed_at_both)
+    if len(verdict.unmatched) > listed:
+        sections.append(
+            f"{len(verdict.unmatched) - listed} rows were measured at neither commit "
+            "(skipped or not run at both: not available on this machine)."
+        )
     return sections
 
 
@@ -89,7 +116,7 @@ def summary(gate: Gate, verdict: Verdict, names: tuple[str, str], why: Callable[
         else f"no floors for this host yet: every timed row judged at {gate.factor}"
     )
     sections = [
-        f"## Benchmarks: {VERDICTS[verdict.status]}",
+        f"## Benchmarks: {verdict.headline}",
         f"`{gate.base[:8]}` ({code(base_name)}) → `{gate.head[:8]}` ({code(head_name)}), "
         f"machine `{gate.machine}`, host `{floors.host}`. Timed rows: measured again by "
         f"alternation, {source}; counts at {gate.count_factor}, memory at {gate.factor}. "
@@ -97,7 +124,8 @@ def summary(gate: Gate, verdict: Verdict, names: tuple[str, str], why: Callable[
     ]
     if verdict.rows:
         sections.append(changes(gate, verdict) or "No benchmark changed beyond its threshold.")
-        sections += exceptions(verdict, floors, gate.factor)
+    sections += exceptions(verdict, floors, gate.factor)
+    if verdict.rows:
         grown = why() if verdict.status == 1 else ""
         if grown:
             sections.append(f"### Why the instruction counts grew\n\n{grown}")
