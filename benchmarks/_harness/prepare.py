@@ -42,6 +42,23 @@ def _tensorops_api() -> tuple[type, Callable]:
         ) from None
 
 
+def looked_up(op: str, variant: str, shape, dtype: str, target: Device, layout: str, seed: int):
+    """The variant and the case; a skip where this commit lacks either. Only the lookup: an
+    IndexError or KeyError the op's own call raises later is a failure, or a change that
+    breaks an op would read n/a and pass the gate."""
+    case_type, get_variant = _tensorops_api()
+    try:
+        chosen = get_variant(op, variant)
+        case = case_type(
+            op, shape, dtype=dtype, device=target.tensor_device, layout=layout, seed=seed
+        )
+    except LookupError as missing:
+        raise NotImplementedError(f"not available at this commit: {missing}") from None
+    except NotImplementedError as unsupported:
+        raise NotImplementedError(f"unsupported here: {unsupported}") from None
+    return chosen, case
+
+
 def prepare(
     op: str,
     variant: str,
@@ -63,18 +80,7 @@ def prepare(
     anything else the op raises is a failure.
     """
     target = get_device(device)
-    case_type, get_variant = _tensorops_api()
-    try:
-        chosen = get_variant(op, variant)
-        case = case_type(
-            op, shape, dtype=dtype, device=target.tensor_device, layout=layout, seed=seed
-        )
-    except LookupError as missing:
-        # Only the lookup: an IndexError or KeyError the op's own call raises below is a
-        # failure, or a change that breaks an op would read n/a and pass the gate.
-        raise NotImplementedError(f"not available at this commit: {missing}") from None
-    except NotImplementedError as unsupported:
-        raise NotImplementedError(f"unsupported here: {unsupported}") from None
+    chosen, case = looked_up(op, variant, shape, dtype, target, layout, seed)
     out_of_memory = False
     try:
         call = bound_call(chosen, case, target, seed, backward, cold)
