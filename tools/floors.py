@@ -27,17 +27,11 @@ from pathlib import Path
 from tools._lib.antagonist import PROFILES, noise
 from tools._lib.asv_run import ensure_environment
 from tools._lib.cli import ArgumentParser, BadInput, machine_name, run_main
-from tools._lib.floors import (
-    FLOORS_FILE,
-    Floors,
-    floor_of,
-    read_samples,
-    samples_of,
-    write_floors,
-)
+from tools._lib.floors import FLOORS_FILE, Floors, write_floors
 from tools._lib.gate import DEFAULT_TIERS
 from tools._lib.git import git, repo_root
 from tools._lib.machines import this_host
+from tools._lib.no_op_floors import floor_of, read_samples, samples_of
 from tools._lib.outbox import Outbox
 from tools._lib.paired import Paired
 from tools._lib.remeasure import compare_commits

@@ -12,15 +12,8 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tools._lib.cli import BadInput
-from tools._lib.floors import (
-    MIN_FLOOR,
-    Floors,
-    floor_of,
-    no_floors,
-    read_floors,
-    samples_of,
-    write_floors,
-)
+from tools._lib.floors import Floors, no_floors, read_floors, write_floors
+from tools._lib.no_op_floors import MIN_FLOOR, floor_of, samples_of
 from tools._lib.paired import Paired
 from tools.floors import TIMED
 

@@ -147,7 +147,7 @@ def test_each_no_op_run_keeps_the_summary_the_gate_would_post(tmp_path, monkeypa
     from argparse import Namespace
 
     from tests.support.scripted_gate import OTHER_ROW, TIME_ROW, ScriptedGate
-    from tools._lib.floors import read_samples
+    from tools._lib.no_op_floors import read_samples
     from tools.studies import noise_study
 
     class NoOpGate(ScriptedGate):
@@ -404,7 +404,7 @@ def test_host_speed_times_both_calls_in_windows_and_refuses_a_window_past_the_ru
 def test_the_estimates_study_reads_both_estimates_from_the_samples_floors_wrote(
     tmp_path, monkeypatch
 ):
-    from tools._lib.floors import read_samples, samples_of
+    from tools._lib.no_op_floors import read_samples, samples_of
     from tools._lib.paired import Paired
     from tools.studies import estimates
 

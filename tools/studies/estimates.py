@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tools._lib.cli import ArgumentParser, run_main
 from tools._lib.comparison import slowdown
-from tools._lib.floors import floor_of, read_samples
+from tools._lib.no_op_floors import floor_of, read_samples
 from tools._lib.paired import Paired
 
 

@@ -32,11 +32,12 @@ from pathlib import Path
 
 from tools._lib.antagonist import PROFILES, noise
 from tools._lib.cli import BadInput, ExternalFailure, add_judging, command_parser, run_main
-from tools._lib.floors import no_floors, read_floors, samples_of
+from tools._lib.floors import no_floors, read_floors
 from tools._lib.gate import DEFAULT_FACTOR, DEFAULT_TIERS, Gate
 from tools._lib.gate_report import summary
 from tools._lib.git import git
 from tools._lib.machines import register_machine, this_host
+from tools._lib.no_op_floors import samples_of
 from tools._lib.noise_summary import FACTORS, summarize
 from tools._lib.results import RESULTS_DIR
 from tools._lib.suites import REPO_ROOT, tier_selection

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from tools._lib import remeasure, workers
-from tools._lib.floors import floor_of, samples_of, spread
 from tools._lib.git import resolve_commit
+from tools._lib.no_op_floors import floor_of, samples_of, spread
 from tools._lib.workers import BLOCK_SECONDS, BLOCK_SLACK_SECONDS, SideFailed
 
 numbers: dict[str, list[int]] = {}

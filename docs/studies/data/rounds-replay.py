@@ -10,7 +10,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from tools._lib.floors import floor_of, read_samples
+from tools._lib.no_op_floors import floor_of, read_samples
 from tools._lib.paired import Paired
 
 
