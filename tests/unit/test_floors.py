@@ -48,6 +48,37 @@ def test_a_machines_file_keeps_every_hosts_floors(tmp_path):
         read_floors(path, "EPYC")
 
 
+def floors_file(path, floors: dict) -> None:
+    """A machine's floors file as tools.floors writes it, with these floors for EPYC."""
+    hosts = {"EPYC": {"runs": 4, "estimator": 3, "floors": floors}}
+    path.write_text(json.dumps({"version": 1, "hosts": hosts}))
+
+
+@pytest.mark.parametrize(
+    "floor", [0, -1, 0.5, 1.0, float("nan"), float("inf"), 10.5, "1.1", True, None]
+)
+def test_a_floor_that_could_pass_a_regression_or_fail_every_no_op_is_refused_at_read(
+    tmp_path, floor
+):
+    """A floor of 0 would pass a 2x slowdown, 0.5 fail every no-op, NaN read as not judged
+    (and the triage dismiss the row's steps), 1.0 set a threshold of no change at all."""
+    path = tmp_path / "floors.json"
+    floors_file(path, {ROW: floor, "bench_a.A.time_y('cpu',)": 1.08})
+    with pytest.raises(BadInput) as refused:
+        read_floors(path, "EPYC")
+    (line,) = str(refused.value).splitlines()
+    assert ROW in line and "above 1.0 and at most 10" in line and "time_y" not in line
+
+
+def test_every_bad_floor_is_named_in_the_one_line(tmp_path):
+    path = tmp_path / "floors.json"
+    floors_file(path, {"a": 0, "b": -1, "c": float("nan"), "d": 1.2})
+    with pytest.raises(BadInput) as refused:
+        read_floors(path, "EPYC")
+    (line,) = str(refused.value).splitlines()
+    assert all(f"{name!r}" in line for name in "abc") and "'d'" not in line
+
+
 def test_floors_of_another_paired_estimate_are_not_used(tmp_path, capsys):
     path = tmp_path / "floors.json"
     write_floors(path, Floors("EPYC", 4, {ROW: 1.05}), {"measured": "then"})

@@ -1,0 +1,35 @@
+"""The push of outboxes to the results branch (tools/push_results.py) against a real bare
+remote: what an outbox may land, and that one refused outbox leaves the others landing."""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.results_world import World, make_outbox, refused
+from tools._lib.git import git
+from tools._lib.outbox import Outbox
+
+ROW = "bench_a.A.time_x('cpu',)"
+
+
+def landed(world: World) -> list[str]:
+    return git("ls-tree", "-r", "--name-only", "asv-results", cwd=world.remote).splitlines()
+
+
+def good_outbox(world: World) -> Outbox:
+    good = Outbox(world.root / "good")
+    good.start("m1", world.tip())
+    good.add({"m1/ffffffff-env.json": json.dumps({"commit_hash": "f" * 40}).encode()})
+    return good
+
+
+def test_a_floors_file_with_a_zero_a_negative_and_a_nan_floor_is_refused_at_push(tmp_path):
+    world = World(tmp_path)
+    floors = {ROW: 0, "bench_a.A.time_y('cpu',)": -1, "bench_a.A.time_z('cpu',)": float("nan")}
+    hosts = {"EPYC": {"runs": 4, "estimator": 3, "floors": floors}}
+    bad = make_outbox(world, world.tip(), {"m1/floors.json": json.dumps({"hosts": hosts})})
+    good = good_outbox(world)
+    done = world.repo.tool("push_results", str(bad), str(good.path))
+    refused(done, "m1/floors.json", ROW, "time_y", "time_z", "above 1.0 and at most 10")
+    assert "m1/floors.json" not in landed(world)
+    assert "m1/ffffffff-env.json" in landed(world)  # the next outbox still lands
