@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.floors import check_floors_data
 from tools._lib.git import repo_root
 from tools._lib.outbox import Outbox
 from tools._lib.results import is_result_file
@@ -44,6 +45,11 @@ def check_json(folder: Path, name: str, content: bytes) -> None:
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         what = "not a result file" if name.count("/") == 1 else "not JSON"
         raise BadInput(f"{folder}: {name} is {what}: {error}") from None
+    if name.endswith("/floors.json"):
+        try:
+            check_floors_data(data)
+        except ValueError as error:
+            raise BadInput(f"{folder}: {name} is not a floors file: {error}") from None
     folder_name = name.split("/", 1)[0]
     if folder_name == "releases" and not (
         isinstance(data, dict) and isinstance(data.get("rows"), list)

@@ -8,6 +8,7 @@ theirs up by the CPU they run on (docs/explanation/comparison.md, "Floors").
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,42 @@ FLOORS_FILE = "floors.json"
 # another estimate say nothing of this one's spread, so a host that has only those is
 # judged at the factor.
 ESTIMATOR = 3
+# A floor is the slowdown a row is called slower beyond: above 1 (at 1 a no-op's noise is
+# a change; below it every no-op fails), and at most MAX_FLOOR (no host's no-ops stray
+# that far: tools/_lib/no_op_floors.floor_of stops there, so a larger number is no floor
+# of ours). A floor outside them, NaN or not a number at all could pass a regression or
+# fail every no-op: the whole file is refused, at read and at push.
+MAX_FLOOR = 10.0
+
+
+def is_floor(value) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 1.0 < value <= MAX_FLOOR
+    )
+
+
+def check_floors_data(data) -> dict:
+    """A floors file's hosts (``{host: {"runs", "floors", ...}}``), checked: ValueError in
+    one line naming every floor that is not one, or what else is wrong."""
+    hosts = data.get("hosts") if isinstance(data, dict) else None
+    if not isinstance(hosts, dict):
+        raise ValueError("no hosts")
+    bad = []
+    for host, entry in hosts.items():
+        floors = entry.get("floors") if isinstance(entry, dict) else None
+        if not isinstance(floors, dict) or not isinstance(entry.get("runs"), int):
+            raise ValueError(f"host {host!r} has no runs and floors")
+        bad += [
+            f"{host}: {row!r} {value!r}" for row, value in floors.items() if not is_floor(value)
+        ]
+    if bad:
+        raise ValueError(
+            f"floors must be numbers above 1.0 and at most {MAX_FLOOR:g}: {'; '.join(bad)}"
+        )
+    return hosts
 
 
 @dataclass(frozen=True)
@@ -30,6 +67,9 @@ class Floors:
     host: str
     runs: int
     by_row: dict[str, float]
+
+    def __post_init__(self):
+        check_floors_data({"hosts": {self.host: {"runs": self.runs, "floors": self.by_row}}})
 
     def threshold(self, label: str, factor: float) -> float | None:
         """What the row is judged at: its floor, or ``factor`` where it has none; None
@@ -44,22 +84,21 @@ def no_floors(host: str) -> Floors:
     return Floors(host, 0, {})
 
 
-def read_floors(path: Path, host: str) -> Floors:
-    """The floors of ``host`` in a machine's floors file; none when the file or the host
-    is not there; bad input for a file that is not a floors file."""
-    if not path.exists():
+def read_floors(path: Path, host: str, missing_ok: bool = True) -> Floors:
+    """The floors of ``host`` in a machine's floors file; none when the host is not there
+    (or the file, with ``missing_ok``: a results branch before its first floors); bad
+    input for a file that is not a floors file, or holds a floor that is not one."""
+    if missing_ok and not path.exists():
         return no_floors(host)
     try:
-        hosts = json.loads(path.read_text())["hosts"]
-        entry = hosts.get(host)
-        if entry is None:
-            return no_floors(host)
-        floors = Floors(
-            host, int(entry["runs"]), {str(k): float(v) for k, v in entry["floors"].items()}
-        )
-        estimator = entry.get("estimator", 1)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        hosts = check_floors_data(json.loads(path.read_text()))
+    except (OSError, ValueError) as error:
         raise BadInput(f"{path} is not a floors file: {error}") from None
+    entry = hosts.get(host)
+    if entry is None:
+        return no_floors(host)
+    floors = Floors(host, entry["runs"], {str(k): float(v) for k, v in entry["floors"].items()})
+    estimator = entry.get("estimator", 1)
     if estimator != ESTIMATOR:
         print(
             f"floors: {path}: the floors of {host} were measured with another paired "

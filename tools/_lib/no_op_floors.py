@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 from tools._lib.cli import BadInput
+from tools._lib.floors import MAX_FLOOR
 from tools._lib.paired import Paired
 
 # A row's floor stands above the no-op slowdowns measured on its host: their worst spread
@@ -31,10 +32,10 @@ def spread(slowdown: float) -> float:
 
 def floor_of(no_op_slowdowns: list[float]) -> float:
     """A row's floor from its paired slowdowns in no-op comparisons, rounded up to a
-    hundredth."""
+    hundredth, at most MAX_FLOOR (a row that far off is not judged on any host)."""
     worst = max(spread(s) for s in no_op_slowdowns)
     floor = 1 + SPREAD_MULTIPLE * (worst - 1) + MARGIN
-    return max(MIN_FLOOR, math.ceil(floor * 100 - 1e-9) / 100)
+    return min(MAX_FLOOR, max(MIN_FLOOR, math.ceil(floor * 100 - 1e-9) / 100))
 
 
 def samples_of(runs: list[dict[str, Paired]]) -> list[dict]:
