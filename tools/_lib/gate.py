@@ -98,7 +98,8 @@ class Verdict:
 
     @property
     def headline(self) -> str:
-        if self.status == Status.BENCHMARK_FAILED and not self.rows:
+        lost = any(u.gone or u.failed for u in self.unmatched)
+        if self.status == Status.BENCHMARK_FAILED and not self.rows and not lost:
             return NOTHING_COMPARED
         return VERDICTS[self.status]
 
