@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from tests.support.results_world import World, make_outbox, refused
+import pytest
+
+from tests.support.results_world import World, make_outbox, new_result, refused
 from tools._lib.git import git
 from tools._lib.outbox import Outbox
 
@@ -33,3 +35,18 @@ def test_a_floors_file_with_a_zero_a_negative_and_a_nan_floor_is_refused_at_push
     refused(done, "m1/floors.json", ROW, "time_y", "time_z", "above 1.0 and at most 10")
     assert "m1/floors.json" not in landed(world)
     assert "m1/ffffffff-env.json" in landed(world)  # the next outbox still lands
+
+
+@pytest.mark.parametrize("name", ["benchmarks.json", "m1/machine.json"])
+@pytest.mark.parametrize("text", ["[1, 2]", '"text"', "null"])
+def test_a_benchmarks_or_machine_file_that_is_no_object_is_refused_and_the_next_lands(
+    tmp_path, name, text
+):
+    """Valid JSON but no object: refused in one line (exit 4), and the next outbox lands."""
+    world = World(tmp_path)
+    bad = make_outbox(world, world.tip(), {**new_result(), name: text})
+    good = good_outbox(world)
+    done = world.repo.tool("push_results", str(bad), str(good.path))
+    refused(done, name, "not a JSON object")
+    assert "m1/ffffffff-env.json" in landed(world)
+    assert "m1/cccccccc-env.json" not in landed(world)  # nothing of the refused outbox
