@@ -50,3 +50,17 @@ def test_a_benchmarks_or_machine_file_that_is_no_object_is_refused_and_the_next_
     refused(done, name, "not a JSON object")
     assert "m1/ffffffff-env.json" in landed(world)
     assert "m1/cccccccc-env.json" not in landed(world)  # nothing of the refused outbox
+
+
+@pytest.mark.parametrize(
+    "comparison", [{"rows": []}, {"rows": [{"label": "x"}]}, {"machine": "m1", "rows": "none"}]
+)
+def test_a_releases_comparison_the_site_cannot_show_is_refused_at_push(tmp_path, comparison):
+    """``{"rows": []}`` once landed, then every machine's publish failed on it."""
+    world = World(tmp_path)
+    bad = make_outbox(world, world.tip(), {"releases/m1.json": json.dumps(comparison)})
+    good = good_outbox(world)
+    done = world.repo.tool("push_results", str(bad), str(good.path))
+    refused(done, "releases/m1.json", "not a releases comparison")
+    assert "releases/m1.json" not in landed(world)
+    assert "m1/ffffffff-env.json" in landed(world)

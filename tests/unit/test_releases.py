@@ -266,9 +266,28 @@ def test_the_site_page_shows_each_comparison_and_escapes_what_came_from_outside(
     page = (site / "releases.html").read_text()
     assert "torch 2.14.1 against torch 2.13.0 on m" in page and "<script>" not in page
     assert "&lt;script&gt;" in page and json.loads((site / "releases" / "m.json").read_text())
-    (results / "releases" / "m.json").write_text(json.dumps({"rows": []}))
-    with pytest.raises(BadInput, match="is not a releases comparison"):
-        write_releases_page(results, site)
+
+
+def test_a_comparison_the_page_cannot_show_is_left_out_saying_so_and_the_rest_published(
+    tmp_path, capsys
+):
+    """One bad file on the branch (``{"rows": []}``) must not stop every machine's publish."""
+    results, site = tmp_path / "results", tmp_path / "site"
+    (results / "releases").mkdir(parents=True)
+    site.mkdir()
+    good = {
+        "machine": "m",
+        "commit": COMMIT,
+        "measured": "now",
+        "host": {"cpu": "AMD EPYC", "l3": "32 MiB"},
+        "releases": [{"torch": "2.13.0", "facts": {}}, {"torch": "2.14.1", "facts": {}}],
+        "rows": [],
+    }
+    (results / "releases" / "m.json").write_text(json.dumps(good))
+    (results / "releases" / "bad.json").write_text(json.dumps({"rows": []}))
+    assert write_releases_page(results, site) == ["m"]
+    assert "bad.json is not a releases comparison" in capsys.readouterr().err
+    assert not (site / "releases" / "bad.json").exists()
 
 
 def test_a_releases_comparison_belongs_on_the_results_branch_as_its_machines():
