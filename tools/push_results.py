@@ -21,6 +21,7 @@ from tools._lib.cli import ArgumentParser, BadInput, run_main
 from tools._lib.floors import check_floors_data
 from tools._lib.git import repo_root
 from tools._lib.outbox import Outbox
+from tools._lib.releases_page import check_comparison
 from tools._lib.results import is_result_file
 from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
 from tools._lib.results_tree import PER_MACHINE_FOLDERS, machine_of
@@ -50,17 +51,18 @@ def check_json(folder: Path, name: str, content: bytes) -> None:
             check_floors_data(data)
         except ValueError as error:
             raise BadInput(f"{folder}: {name} is not a floors file: {error}") from None
+    if not isinstance(data, dict):
+        # Every file of a results tree is a JSON object; a list or a string would crash
+        # the merge of benchmarks.json or the machine check, and stop the next outbox.
+        raise BadInput(f"{folder}: {name} is not a JSON object: {type(data).__name__}")
     folder_name = name.split("/", 1)[0]
-    if folder_name == "releases" and not (
-        isinstance(data, dict) and isinstance(data.get("rows"), list)
-    ):
-        raise BadInput(f"{folder}: {name} is not a releases comparison: no rows")
+    if folder_name == "releases":
+        try:
+            check_comparison(data)
+        except ValueError as error:
+            raise BadInput(f"{folder}: {name} is not a releases comparison: {error}") from None
     result_file = is_result_file(Path(name)) and folder_name not in PER_MACHINE_FOLDERS
-    if (
-        result_file
-        and "/" in name
-        and not (isinstance(data, dict) and isinstance(data.get("commit_hash"), str))
-    ):
+    if result_file and "/" in name and not isinstance(data.get("commit_hash"), str):
         raise BadInput(f"{folder}: {name} is not a result file: no commit_hash")
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 from pathlib import Path
-
-from tools._lib.cli import BadInput
 
 PAGE = "releases.html"
 
@@ -57,8 +56,21 @@ def comparison_section(data: dict) -> str:
     )
 
 
+def check_comparison(data) -> str:
+    """The comparison's section of the page: ValueError, in one line, when it cannot be
+    shown (the push refuses what the page could not show, so publishing never meets it)."""
+    try:
+        if not isinstance(data.get("machine"), str) or not isinstance(data.get("rows"), list):
+            raise TypeError("no machine or rows")
+        return comparison_section(data)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as error:
+        raise ValueError(f"{type(error).__name__}: {error}") from None
+
+
 def write_releases_page(results: Path, site: Path) -> list[str]:
-    """The page and the comparisons' JSON on the site; the machines it shows."""
+    """The page and the comparisons' JSON on the site; the machines it shows. A file that
+    is not a comparison is left out with a line saying so: one bad file must not stop
+    every machine's site."""
     found = sorted((results / "releases").glob("*.json"))
     if not found:
         return []
@@ -67,11 +79,17 @@ def write_releases_page(results: Path, site: Path) -> list[str]:
     for path in found:
         try:
             data = json.loads(path.read_text())
-            sections.append(comparison_section(data))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
-            raise BadInput(f"{path} is not a releases comparison: {error!r}") from None
+            sections.append(check_comparison(data))
+        except (OSError, ValueError) as error:
+            print(
+                f"publish: left out {path.name}: {path} is not a releases comparison: {error}",
+                file=sys.stderr,
+            )
+            continue
         (site / "releases" / path.name).write_text(json.dumps(data))
         machines.append(data["machine"])
+    if not sections:
+        return []
     (site / PAGE).write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>torch releases</title>"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
