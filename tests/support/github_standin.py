@@ -35,6 +35,7 @@ class GitHubStandIn:
     comments: dict[int, dict] = field(default_factory=dict)  # id -> comment (with "issue")
     labels: dict[str, dict] = field(default_factory=dict)
     pulls: dict[int, dict] = field(default_factory=dict)
+    pull_files: dict[int, list[dict]] = field(default_factory=dict)  # PR -> files it changes
     failures: list[tuple[int, str]] = field(default_factory=list)  # answered before anything
     url: str = ""
 
@@ -130,6 +131,11 @@ class GitHubStandIn:
                 return 403, {"message": "Resource not accessible by integration"}
             comment["body"] = body["body"]
             return 200, comment
+        if method == "GET" and (matched := re.fullmatch(r"/pulls/(\d+)/files", route)):
+            number = int(matched.group(1))
+            if number not in self.pulls:
+                return 404, {"message": "Not Found"}
+            return 200, self.page(self.pull_files.get(number, []), query)
         if method == "GET" and (matched := re.fullmatch(r"/pulls/(\d+)", route)):
             pull = self.pulls.get(int(matched.group(1)))
             return (200, pull) if pull else (404, {"message": "Not Found"})

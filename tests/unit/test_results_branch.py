@@ -204,10 +204,12 @@ def test_the_token_reaches_git_per_command_and_never_its_config(world, monkeypat
     assert "secret-token" not in (world.repo.path / ".git" / "config").read_text()
 
 
-def test_the_push_runs_on_a_bare_interpreter():
-    """The push job installs nothing: its modules import the standard library alone."""
+@pytest.mark.parametrize("tool", ["push_results", "pr_comment", "file_issues"])
+def test_the_jobs_that_hold_a_write_token_run_on_a_bare_interpreter(tool):
+    """The push, the comment and the filing install nothing: their modules import the
+    standard library alone."""
     probe = (
-        "import sys, tools.push_results; "
+        f"import sys, tools.{tool}; "
         "third = [m for m in sys.modules if m.split('.')[0] in "
         "('torch', 'asv', 'asv_runner', 'numpy', 'tensorops', 'benchmarks')]; "
         "print(third); sys.exit(bool(third))"
