@@ -1,7 +1,8 @@
 """The PR gate: does HEAD make any benchmark slower than BASE beyond its threshold here?
 
     python -m tools.pr_gate BASE HEAD [--factor F] [--floors FILE] [--machine pr-gate]
-                                      [--summary-file FILE] [-- ASV CONTINUOUS OPTIONS]
+                                      [--summary-file FILE] [--verdict-file FILE]
+                                      [-- ASV CONTINUOUS OPTIONS]
 
 asv records both commits (its first pass, one round a side); every timed row is then
 measured again by alternation, both commits' libraries taking turns block by block on one
@@ -11,7 +12,8 @@ no floors yet; a row whose floor is above the factor is listed as not judged her
 Instruction counts are judged at 1.01 and peak memory at the factor, on asv's numbers
 (tools/_lib/gate.py). By default it measures the ``pr`` tier; ``-- --bench REGEX``
 chooses other rows. The summary goes as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when
-unset) and to ``--summary-file``.
+unset) and to ``--summary-file``; the verdict itself, every row's judgement as data
+(tools/_lib/verdict.py), to ``--verdict-file``: the pull-request comment is built from it.
 
 Exit status: 0 no slowdown beyond a threshold, 1 performance regressed, 2 a benchmark
 failed (raised, timed out, or could not be measured again), 3 asv or git failed, 4 bad
@@ -21,17 +23,19 @@ a floors file that is not one).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from tools._lib.cli import BadInput, add_judging, command_parser, run_main
+from tools._lib.cli import BadInput, Status, add_judging, command_parser, run_main
 from tools._lib.comparison import is_count
 from tools._lib.explain import grown_functions
 from tools._lib.floors import no_floors, read_floors
 from tools._lib.gate import DEFAULT_FACTOR, Gate, with_default_selection
-from tools._lib.gate_report import summary
+from tools._lib.gate_report import gate_report
 from tools._lib.git import repo_root
 from tools._lib.machines import register_machine, this_host
 from tools._lib.summary import write_summary
+from tools._lib.verdict_text import markdown
 
 
 def parse():
@@ -41,6 +45,7 @@ def parse():
     add_judging(parser, DEFAULT_FACTOR)
     parser.add_argument("--machine", default="pr-gate", help="asv machine name")
     parser.add_argument("--summary-file", type=Path, help="also write the summary here")
+    parser.add_argument("--verdict-file", type=Path, help="write the verdict's JSON here")
     return parser.parse_args()
 
 
@@ -66,11 +71,17 @@ def main() -> int:
         ]
         return "\n\n".join(section for section in sections if section)
 
-    markdown = summary(gate, verdict, (args.base, args.head), why)
-    write_summary(markdown)
-    if args.summary_file:
-        args.summary_file.parent.mkdir(parents=True, exist_ok=True)
-        args.summary_file.write_text(markdown)
+    report = gate_report(gate, verdict, (args.base, args.head))
+    grown = why() if verdict.status == Status.REGRESSED else ""
+    text = markdown(report, grown=grown)
+    write_summary(text)
+    for path, content in (
+        (args.summary_file, text),
+        (args.verdict_file, json.dumps(report.to_json(), indent=1) + "\n"),
+    ):
+        if path:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content)
     print(f"pr_gate: {verdict.headline}")
     return verdict.status
 

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import REPO_ROOT
+from tests.support.gate_verdict import verdict
 from tests.support.github_standin import TOKEN, github_standin
+from tools._lib.verdict_text import VERDICTS
 
 SHA = "a" * 40
 
@@ -128,13 +130,11 @@ def test_a_malformed_report_is_refused(standin, tmp_path):
     assert standin.requests == []
 
 
-def gate_artifact(
-    tmp_path: Path, number, head_sha: str = SHA, text: str = "## Benchmarks: ok"
-) -> Path:
+def gate_artifact(tmp_path: Path, number, head_sha: str = SHA, status: int = 0) -> Path:
     folder = tmp_path / "gate-summary"
     folder.mkdir(exist_ok=True)
     (folder / "pr.json").write_text(json.dumps({"number": number, "head_sha": head_sha}))
-    (folder / "summary.md").write_text(text)
+    (folder / "verdict.json").write_text(json.dumps(verdict(status=status)))
     return folder
 
 
@@ -144,14 +144,11 @@ def test_the_gate_comment_is_created_once_then_edited(standin, tmp_path):
     first, _ = run_tool("pr_comment", str(gate_artifact(tmp_path, 7)), env=env, tmp_path=tmp_path)
     assert first.returncode == 0 and "commented on #7" in first.stdout, first.stderr
     second, _ = run_tool(
-        "pr_comment",
-        str(gate_artifact(tmp_path, 7, text="## Benchmarks: 2")),
-        env=env,
-        tmp_path=tmp_path,
+        "pr_comment", str(gate_artifact(tmp_path, 7, status=2)), env=env, tmp_path=tmp_path
     )
     assert second.returncode == 0 and "edited the comment on #7" in second.stdout
     (comment,) = standin.comments.values()
-    assert comment["issue"] == 7 and comment["body"].endswith("## Benchmarks: 2")
+    assert comment["issue"] == 7 and f"## Benchmarks: {VERDICTS[2]}" in comment["body"]
     assert len(standin.calls("POST", r".*/issues/7/comments")) == 1
 
 

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from tests.support import REPO_ROOT
+from tests.support.gate_verdict import verdict
 from tests.support.github_standin import github_standin
 from tests.support.project_repo import ProjectRepo, isolated_env
 from tests.support.results_world import World, make_outbox, new_result, nightly, refused
@@ -369,7 +370,7 @@ def gate_artifact(tmp_path: Path, head: str) -> Path:
     folder = tmp_path / "artifact"
     folder.mkdir()
     (folder / "pr.json").write_text(json.dumps({"number": 7, "head_sha": head}))
-    (folder / "summary.md").write_text("## Benchmarks: the verdict\n")
+    (folder / "verdict.json").write_text(json.dumps(verdict()))
     return folder
 
 
@@ -387,7 +388,7 @@ def test_11_the_gate_edits_its_own_comment_never_someone_elses(tmp_path):
             shutil.rmtree(tmp_path / "artifact")
         assert standin.comments[planted]["body"].endswith("mine now")
         ours = [c for c in standin.comments.values() if c["user"]["type"] == "Bot"]
-        assert len(ours) == 1 and "the verdict" in ours[0]["body"]
+        assert len(ours) == 1 and "## Benchmarks: no benchmark got slower" in ours[0]["body"]
 
 
 # 12 -----------------------------------------------------------------------------------

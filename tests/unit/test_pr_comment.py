@@ -12,52 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.gate_verdict import COUNT, ROW, row, verdict
 from tests.support.github_standin import github_standin
 from tests.unit.test_github_tools import run_tool
 
 SHA = "a" * 40
-ROW = "bench_activation.Silu.time_silu('cpu', 'float32', (32, 512, 768), 'functional')"
-COUNT = "bench_instructions.Silu.track_instructions('cpu', 'functional float32')"
-
-
-def row(label: str = ROW, **overrides) -> dict:
-    found = {
-        "label": label,
-        "unit": "seconds",
-        "judgement": "unchanged",
-        "method": "paired",
-        "before": 0.001,
-        "after": 0.00101,
-        "slowdown": 1.01,
-        "interval": [0.99, 1.03],
-        "threshold": 1.15,
-        "floor": None,
-        "pairs": 16,
-        "rounds": 2,
-        "recorded": [0.001, 0.00102],
-        "why": "",
-    }
-    return {**found, **overrides}
-
-
-def verdict(**overrides) -> dict:
-    found = {
-        "version": 1,
-        "status": 0,
-        "nothing_compared": False,
-        "base": "b" * 40,
-        "head": "c" * 40,
-        "base_name": "HEAD^1",
-        "head_name": "HEAD",
-        "machine": "pr-gate",
-        "host": "AMD EPYC",
-        "floors_runs": 0,
-        "factor": 1.15,
-        "count_factor": 1.01,
-        "unavailable": 0,
-        "rows": [row()],
-    }
-    return {**found, **overrides}
 
 
 def artifact(tmp_path: Path, verdict_data: dict | None, summary: str = "") -> Path:
@@ -244,6 +203,7 @@ def test_every_row_the_verdict_lists_is_in_the_comment(standin, tmp_path):
     assert done.returncode == 0, done.stderr
     (posted,) = standin.comments.values()
     body = posted["body"]
-    assert body.count("| slower |") == 2 and "1.310 (1.250–1.360)" in body
+    changes = body.split("<details>")[0]
+    assert changes.count("| slower |") == 2 and "1.310 (1.250–1.360)" in changes
     assert "### Not judged here" in body and "floor 1.30 on this host" in body
     assert "### Measured at the base, not at the head" in body and "Tanh" in body

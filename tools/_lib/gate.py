@@ -34,20 +34,13 @@ from tools._lib.releases import default_release
 from tools._lib.remeasure import Outcome, compare_commits
 from tools._lib.results import RESULTS_DIR, benchmark_units, commit_rows
 from tools._lib.suites import tier_selection
+from tools._lib.verdict_text import NOTHING_COMPARED, VERDICTS
 
 DEFAULT_FACTOR = 1.15
 DEFAULT_TIERS = ("pr",)
 # asv records each side once: the verdict on a timed row is the alternation's, so more
 # rounds would buy only time (docs/explanation/comparison.md, "What it costs").
 FIRST_PASS_ROUNDS = 1
-VERDICTS = {
-    Status.OK: "no benchmark got slower than its threshold",
-    Status.REGRESSED: "performance regressed: a benchmark is slower than its threshold allows",
-    Status.BENCHMARK_FAILED: "a benchmark failed: it raised, timed out or could not be "
-    "measured again (see the log above)",
-    Status.EXTERNAL_FAILURE: "asv failed before giving a verdict (see the log above)",
-}
-NOTHING_COMPARED = "no benchmark was measured at both commits"
 
 
 def with_default_selection(asv_args: list[str], repo: Path) -> list[str]:
@@ -97,11 +90,14 @@ class Verdict:
     unmatched: list[Unmatched] = field(default_factory=list)
 
     @property
-    def headline(self) -> str:
+    def nothing_compared(self) -> bool:
+        """No row measured at both commits, and none lost or failed to say why."""
         lost = any(u.gone or u.failed for u in self.unmatched)
-        if self.status == Status.BENCHMARK_FAILED and not self.rows and not lost:
-            return NOTHING_COMPARED
-        return VERDICTS[self.status]
+        return self.status == Status.BENCHMARK_FAILED and not self.rows and not lost
+
+    @property
+    def headline(self) -> str:
+        return NOTHING_COMPARED if self.nothing_compared else VERDICTS[self.status]
 
     @property
     def gone(self) -> list[Unmatched]:

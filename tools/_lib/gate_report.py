@@ -1,137 +1,117 @@
-"""The PR gate's summary as Markdown: the verdict, what changed and by how much, the rows not
-judged on this host (with their floors), not measured again (with why) or not measured at
-both commits (with what each recorded), why the counts grew, and every row asv recorded.
-It goes to the step summary and the PR comment."""
+"""The PR gate's verdict as its report (tools/_lib/verdict.py): every row's verdict, one
+judgement each, from the gate's first pass, its alternation and what each commit recorded.
+The step summary is that report as Markdown (tools/_lib/verdict_text.py), and so is the
+pull-request comment, which the comment job builds again from the report's JSON."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools._lib.comparison import Row, Unmatched, is_count, shown
-from tools._lib.floors import Floors
+from tools._lib.comparison import Row, Unmatched, is_count
 from tools._lib.gate import Gate, Judged, Verdict, is_timed
-from tools._lib.text import cell, code
+from tools._lib.verdict import MAX_TEXT, GateReport, Judgement, RowVerdict
+from tools._lib.verdict_text import markdown
 
 
-def asv_table(rows: list[tuple[Row, str]]) -> str:
-    """``(row, change)`` pairs as a table of asv's values."""
-    lines = [
-        "| Change | Before | After | Ratio | Benchmark (Parameter) |",
-        "|--------|--------|-------|-------|-----------------------|",
-    ]
-    lines += [
-        f"| {change} | {shown(row.before, row.unit)} | {shown(row.after, row.unit)} "
-        f"| {row.ratio:.3f} | {cell(row.label)} |"
-        for row, change in rows
-    ]
-    return "\n".join(lines)
-
-
-def paired_table(judged: list[tuple[Judged, str]]) -> str:
-    """Timed rows as the alternation measured them: slowdown, interval, threshold."""
-    lines = [
-        "| Change | Before | After | Slowdown (99% interval) | Judged at | Benchmark (Parameter) |",
-        "|--------|--------|-------|-------------------------|-----------|-----------------------|",
-    ]
-    for one, change in judged:
-        paired, unit = one.paired, one.row.unit
-        low, high = paired.slowdown_interval
-        at = f"{one.threshold:.2f}" if one.threshold else "not judged"
-        lines.append(
-            f"| {change} | {shown(paired.before_value, unit)} | {shown(paired.after_value, unit)} "
-            f"| {paired.slowdown:.3f} ({low:.3f}–{high:.3f}) | {at} | {cell(one.row.label)} |"
+def timed_verdict(judged: Judged, floor: float | None) -> RowVerdict:
+    """A timed row as the alternation measured it, or why it could not."""
+    row, paired = judged.row, judged.paired
+    recorded = (row.before, row.after)
+    if paired is None:
+        why = judged.outcome.why[:MAX_TEXT]
+        return RowVerdict(
+            row.label, row.unit, Judgement.NOT_MEASURED, "paired", recorded=recorded, why=why
         )
-    return "\n".join(lines)
-
-
-def changes(gate: Gate, verdict: Verdict) -> str:
-    """The rows that changed beyond their threshold, both kinds; empty when none."""
-    moved = [
-        (j, "slower" if j.slower else "faster") for j in verdict.judged if j.slower or j.faster
-    ]
-    counted = [
-        (row, "slower" if row in gate.asv_slower(verdict.rows) else "faster")
-        for row in verdict.rows
-        if not is_timed(row)
-        and row.changed(gate.count_factor if is_count(row.unit) else gate.factor)
-    ]
-    parts = [paired_table(moved)] if moved else []
-    parts += [asv_table(counted)] if counted else []
-    return "\n\n".join(parts)
-
-
-def exceptions(verdict: Verdict, floors: Floors, factor: float) -> list[str]:
-    """The rows not judged here (with their floors) and those not measured again (with
-    why)."""
-    sections = []
-    if verdict.not_judged:
-        listed = "\n".join(
-            f"- {code(j.row.label)}: floor {floors.by_row[j.row.label]:.2f} on this host; "
-            f"read {j.paired.slowdown:.3f}x"
-            for j in verdict.not_judged
-        )
-        sections.append(
-            f"### Not judged here (host {code(floors.host)}: floor above the factor "
-            f"{factor})\n\n{listed}"
-        )
-    if verdict.not_measured:
-        listed = "\n".join(f"- {code(j.row.label)}: {j.outcome.why}" for j in verdict.not_measured)
-        sections.append(f"### Not measured again\n\n{listed}")
-    return sections + unmatched_sections(verdict)
-
-
-def recorded_at(unmatched: Unmatched) -> str:
-    return (
-        f"- {code(unmatched.label)}: {unmatched.before} at the base, {unmatched.after} at the head"
+    judgement = (
+        Judgement.NOT_JUDGED
+        if judged.threshold is None
+        else Judgement.SLOWER
+        if judged.slower
+        else Judgement.FASTER
+        if judged.faster
+        else Judgement.UNCHANGED
+    )
+    return RowVerdict(
+        row.label,
+        row.unit,
+        judgement,
+        "paired",
+        before=paired.before_value,
+        after=paired.after_value,
+        slowdown=paired.slowdown,
+        interval=paired.slowdown_interval,
+        threshold=judged.threshold,
+        floor=floor,
+        pairs=len(paired.before),
+        rounds=len(paired.rounds) or 1,
+        recorded=recorded,
     )
 
 
-def unmatched_sections(verdict: Verdict) -> list[str]:
-    """The rows not measured at both commits: gone at the head (they fail the gate), new
-    at it, failed at both; rows skipped at both are the machine's n/a, counted."""
-    sections = []
-    for title, found in (
-        ("Measured at the base, not at the head", verdict.gone),
-        ("New at the head", verdict.new),
-        ("Failed at the base or the head, measured at neither", verdict.failed_at_both),
-    ):
-        if found:
-            sections.append(f"### {title}\n\n" + "\n".join(recorded_at(u) for u in found))
-    listed = len(verdict.gone) + len(verdict.new) + len(verdict.failed_at_both)
-    if len(verdict.unmatched) > listed:
-        sections.append(
-            f"{len(verdict.unmatched) - listed} rows were measured at neither commit "
-            "(skipped or not run at both: not available on this machine)."
-        )
-    return sections
+def asv_verdict(row: Row, factor: float) -> RowVerdict:
+    """A count or a memory row, judged on asv's numbers at ``factor``."""
+    judgement = (
+        Judgement.SLOWER
+        if row.slower(factor)
+        else Judgement.FASTER
+        if row.changed(factor)
+        else Judgement.UNCHANGED
+    )
+    return RowVerdict(
+        row.label,
+        row.unit,
+        judgement,
+        "asv",
+        before=row.before,
+        after=row.after,
+        slowdown=row.slowdown,
+        threshold=factor,
+        recorded=(row.before, row.after),
+    )
+
+
+UNMATCHED = ((Unmatched.gone, Judgement.GONE), (Unmatched.new, Judgement.NEW))
+
+
+def unmatched_verdict(unmatched: Unmatched) -> RowVerdict | None:
+    """A row not measured at both commits; None for one neither could run here."""
+    judgement = next((j for test, j in UNMATCHED if test.fget(unmatched)), None)
+    if judgement is None and unmatched.failed:
+        judgement = Judgement.FAILED
+    if judgement is None:
+        return None
+    why = f"{unmatched.before} at the base, {unmatched.after} at the head"[:MAX_TEXT]
+    return RowVerdict(unmatched.label, "", judgement, "asv", why=why)
+
+
+def gate_report(gate: Gate, verdict: Verdict, names: tuple[str, str]) -> GateReport:
+    judged = {one.row.label: one for one in verdict.judged}
+    rows = [
+        timed_verdict(judged[row.label], gate.floors.by_row.get(row.label))
+        if row.label in judged
+        else asv_verdict(row, gate.count_factor if is_count(row.unit) else gate.factor)
+        for row in verdict.rows
+        if row.label in judged or not is_timed(row)
+    ]
+    others = [unmatched_verdict(one) for one in verdict.unmatched]
+    return GateReport(
+        status=int(verdict.status),
+        nothing_compared=verdict.nothing_compared,
+        base=gate.base,
+        head=gate.head,
+        base_name=names[0][:MAX_TEXT],
+        head_name=names[1][:MAX_TEXT],
+        machine=gate.machine,
+        host=gate.floors.host[:MAX_TEXT],
+        floors_runs=gate.floors.runs,
+        factor=gate.factor,
+        count_factor=gate.count_factor,
+        unavailable=others.count(None),
+        rows=tuple(rows + [one for one in others if one is not None]),
+    )
 
 
 def summary(gate: Gate, verdict: Verdict, names: tuple[str, str], why: Callable[[], str]) -> str:
     """The whole summary; ``why`` gives the grown functions of counts that rose."""
-    base_name, head_name = names
-    floors = gate.floors
-    source = (
-        f"floors from {floors.runs} no-op comparisons on this host"
-        if floors.runs
-        else f"no floors for this host yet: every timed row judged at {gate.factor}"
-    )
-    sections = [
-        f"## Benchmarks: {verdict.headline}",
-        f"`{gate.base[:8]}` ({code(base_name)}) → `{gate.head[:8]}` ({code(head_name)}), "
-        f"machine `{gate.machine}`, host `{floors.host}`. Timed rows: measured again by "
-        f"alternation, {source}; counts at {gate.count_factor}, memory at {gate.factor}. "
-        "For GFLOP/s, GB/s and % of peak a fall is the slowdown.",
-    ]
-    if verdict.rows:
-        sections.append(changes(gate, verdict) or "No benchmark changed beyond its threshold.")
-    sections += exceptions(verdict, floors, gate.factor)
-    if verdict.rows:
-        grown = why() if verdict.status == 1 else ""
-        if grown:
-            sections.append(f"### Why the instruction counts grew\n\n{grown}")
-        every = asv_table([(row, "") for row in verdict.rows])
-        sections.append(
-            f"<details><summary>Every row, as asv's first pass recorded it</summary>\n\n"
-            f"{every}\n\n</details>"
-        )
-    return "\n\n".join(sections) + "\n"
+    grown = why() if verdict.status == 1 else ""
+    return markdown(gate_report(gate, verdict, names), grown=grown)
