@@ -64,3 +64,15 @@ def test_a_releases_comparison_the_site_cannot_show_is_refused_at_push(tmp_path,
     refused(done, "releases/m1.json", "not a releases comparison")
     assert "releases/m1.json" not in landed(world)
     assert "m1/ffffffff-env.json" in landed(world)
+
+
+def test_the_push_names_the_machines_whose_outboxes_landed(tmp_path):
+    """What the filing of issues reads: a refused outbox's machine is not among them."""
+    world = World(tmp_path)
+    bad = make_outbox(world, world.tip(), {**new_result(), "m1/machine.json": "[1]"})
+    (bad / "machine").write_text("m2\n")
+    good = good_outbox(world)
+    landed = tmp_path / "landed.txt"
+    done = world.repo.tool("push_results", str(bad), str(good.path), "--landed", str(landed))
+    assert done.returncode == 4
+    assert landed.read_text().split() == ["m1"]

@@ -403,3 +403,20 @@ def test_the_pr_gate_compares_with_the_merge_commits_first_parent(tmp_path):
         env = {**repo.env, "EVENT": event, "DISPATCHED_BASE": base}
         subprocess.run(["bash", "-e", "-c", gate["run"]], cwd=repo.path, env=env, check=True)
         assert (repo.path / "resolved-base").read_text().strip() == expected, event
+
+
+@pytest.mark.parametrize("name", ["nightly.yml", "releases.yml"])
+def test_issues_are_filed_only_for_machines_whose_results_landed(name):
+    """Each report stays in its own job's folder, bound to that machine on the command
+    line, and only the machines the push landed are filed."""
+    jobs = load(name)["jobs"]
+    push = jobs["push"]
+    uploads = [s for s in push["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert uploads and uploads[0]["with"]["name"] == "landed" and uploads[0]["if"] == "always()"
+    assert "--landed landed/landed.txt" in " ".join(s.get("run", "") for s in push["steps"])
+    filing = jobs["file-issues"]
+    downloads = [s for s in filing["steps"] if "download-artifact" in s.get("uses", "")]
+    assert not any(s["with"].get("merge-multiple") for s in downloads)
+    script = " ".join(s.get("run", "") for s in filing["steps"])
+    assert "--landed" in script and '="' in script
+    assert filing["needs"] == "push"
