@@ -1,10 +1,16 @@
 """File the regressions the nightly's triage confirmed as GitHub issues, one per
 regression, and close them when the triage sees the benchmark back within its threshold.
 
-    python -m tools.file_issues REPORT.json [REPORT.json ...]
+    python -m tools.file_issues [MACHINE=]REPORT.json ... [--landed FILE]
 
-A report (``tools.triage --report``, or ``tools.releases --report``) lists each regression
-with a key, its title and body, and whether it is open or resolved. Each issue carries its
+A report (``tools.triage --report``, or ``tools.releases --report``) is one machine's: it
+lists each regression of that machine with a key, its title and body, and whether it is
+open or resolved. A report is data its job's benchmarked code could have written, so
+``MACHINE=REPORT`` binds it to the machine whose job made it (a report of another machine
+is refused), a key of another machine is refused, and with ``--landed`` (the machines
+whose results ``tools.push_results --landed`` pushed) a machine whose results did not
+land files nothing: its issues would name results that are not on the branch, and the
+next night files them. Each issue carries its
 kind's label (``performance-regression`` for the triage's, ``release-regression`` for a
 torch release's) and the key in its kind's marker in its body, so filing is idempotent: a
 regression already filed is updated in place, never filed twice, and the next run retries
@@ -12,7 +18,8 @@ what did not get through. This step runs no benchmark code and holds the
 ``issues: write`` token alone; a report is data, posted, never run.
 
 Exit status: 0 done; 3 GitHub unreachable or refused a call (one line, also in the step
-summary); 4 a malformed report or a missing token/repository.
+summary); 4 a malformed report, one of another machine than it is bound to or with another
+machine's key, or a missing token/repository.
 """
 
 from __future__ import annotations
@@ -58,14 +65,22 @@ KINDS = {
 LABEL = KINDS["regression"].label
 
 
-def read_report(path: Path) -> tuple[str, list[dict]]:
-    """A report's kind and its regressions, checked to be what the triage or the
-    releases comparison writes."""
+# Whose a key is: the triage's "MACHINE|row|good..bad", a release's "release|MACHINE|...".
+KEY_MACHINE = {"regression": re.compile(r"([^|]+)\|"), "release": re.compile(r"release\|([^|]+)\|")}
+BOUND = re.compile(r"([A-Za-z0-9][\w.-]*)=(.+)")
+
+
+def read_report(path: Path) -> tuple[str, str, list[dict]]:
+    """A report's kind, machine and regressions, checked to be what the triage or the
+    releases comparison writes, every key the machine's own."""
     try:
         report = json.loads(path.read_text())
         kind = report.get("kind", "regression")
         if kind not in KINDS:
             raise ValueError(f"unknown kind {kind!r}")
+        machine = report["machine"]
+        if not isinstance(machine, str) or not re.fullmatch(r"[A-Za-z0-9][\w.-]*", machine):
+            raise ValueError(f"no machine name: {str(machine)[:40]!r}")
         regressions = report["regressions"]
         for regression in regressions:
             for field in ("key", "state", "title", "body"):
@@ -75,6 +90,9 @@ def read_report(path: Path) -> tuple[str, list[dict]]:
                 raise ValueError(f"unknown state {regression['state']!r}")
             if not re.fullmatch(r"[\w.()',|=: /+-]{1,300}", regression["key"]):
                 raise ValueError(f"a key that cannot be a marker: {regression['key'][:80]!r}")
+            owner = KEY_MACHINE[kind].match(regression["key"])
+            if owner is None or owner.group(1) != machine:
+                raise ValueError(f"key {regression['key'][:80]!r} is not of machine {machine}")
     except (
         OSError,
         AttributeError,
@@ -84,7 +102,29 @@ def read_report(path: Path) -> tuple[str, list[dict]]:
         ValueError,
     ) as error:
         raise BadInput(f"{path} is not a triage or releases report: {error}") from None
-    return kind, regressions
+    return kind, machine, regressions
+
+
+def bound_report(argument: str) -> tuple[str, str, list[dict]]:
+    """``[MACHINE=]PATH``'s report; bad input when it is of another machine than bound."""
+    bound = BOUND.fullmatch(argument)
+    path = Path(bound.group(2) if bound else argument)
+    kind, machine, regressions = read_report(path)
+    if bound and machine != bound.group(1):
+        raise BadInput(
+            f"{path}: the report's machine is {machine}, but its job was {bound.group(1)}'s"
+        )
+    return kind, machine, regressions
+
+
+def landed_machines(path: Path | None) -> set[str] | None:
+    """The machines whose results landed (``tools.push_results --landed``); None: all."""
+    if path is None:
+        return None
+    try:
+        return set(path.read_text().split())
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInput(f"--landed {path}: {error}") from None
 
 
 def ensure_label(github: GitHub, kind: Kind) -> str:
@@ -157,11 +197,16 @@ def file_all(
 
 def main() -> int:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
+    parser.add_argument("reports", nargs="+", metavar="[MACHINE=]REPORT")
+    parser.add_argument("--landed", type=Path, help="file only the machines listed here")
     args = parser.parse_args()
+    landed = landed_machines(args.landed)
     by_kind: dict[str, list[dict]] = {}
-    for path in args.reports:
-        kind, regressions = read_report(path)
+    for argument in args.reports:
+        kind, machine, regressions = bound_report(argument)
+        if landed is not None and machine not in landed:
+            print(f"file_issues: {machine}: not filed: its results did not land")
+            continue
         by_kind.setdefault(kind, []).extend(regressions)
     try:
         github = GitHub.from_environment()

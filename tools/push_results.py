@@ -1,6 +1,7 @@
 """Push an outbox of results (written by ``tools.nightly --outbox``) to the results branch.
 
     python -m tools.push_results OUTBOX [OUTBOX ...] [--remote origin] [--branch asv-results]
+                                 [--landed FILE]
 
 This is the only step of the nightly that holds a token that can write: in Actions it runs
 in its own job, after the benchmarking job, with the standard library and git alone (no
@@ -10,6 +11,8 @@ results-tree paths of its own machine, each JSON file of the kind its path says,
 written; a file the branch changed since the outbox's run began is left as the branch has
 it; nothing lands on a branch that was rewound or under a machine name that stands for
 other hardware there. A refused outbox leaves the others landing, and the status is 4.
+``--landed`` writes the machines whose outboxes all landed (or held nothing new), one a
+line: the issues filed afterwards name only results that are on the branch.
 """
 
 from __future__ import annotations
@@ -89,20 +92,35 @@ def push_outbox(branch: ResultsBranch, outbox: Outbox) -> bool:
     return landed
 
 
+def machine_or_none(outbox: Outbox) -> str | None:
+    try:
+        return outbox.machine
+    except BadInput:
+        return None
+
+
 def main() -> int:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("outboxes", nargs="+", type=Path, metavar="OUTBOX")
     parser.add_argument("--remote", default="origin")
     parser.add_argument("--branch", default=DEFAULT_BRANCH)
+    parser.add_argument("--landed", type=Path, help="write the machines that landed here")
     args = parser.parse_args()
     branch = ResultsBranch(repo_root(), args.remote, args.branch)
-    refused = []
-    with branch.locked():
-        for path in args.outboxes:  # one refused outbox leaves the others' results landing
-            try:
-                push_outbox(branch, Outbox(path))
-            except BadInput as error:
-                refused.append(str(error))
+    refused, landed, failed = [], set(), set()
+    try:
+        with branch.locked():
+            for path in args.outboxes:  # one refused outbox leaves the others' results landing
+                outbox = Outbox(path)
+                try:
+                    push_outbox(branch, outbox)
+                    landed.add(outbox.machine)
+                except BadInput as error:
+                    refused.append(str(error))
+                    failed.add(machine_or_none(outbox))
+    finally:
+        if args.landed:
+            args.landed.write_text("".join(f"{m}\n" for m in sorted(landed - failed)))
     if refused:
         raise BadInput(
             f"refused {len(refused)} of {len(args.outboxes)} outboxes: " + "; ".join(refused)

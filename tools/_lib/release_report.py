@@ -226,4 +226,4 @@ def filing_report(
                     f"{slowdown_text(row)}. Closed by the releases run.",
                 }
             )
-    return {"kind": ISSUE_KIND, "regressions": entries}
+    return {"kind": ISSUE_KIND, "machine": comparison.machine, "regressions": entries}
