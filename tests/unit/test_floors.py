@@ -136,3 +136,54 @@ def test_floors_are_made_again_from_kept_samples_without_measuring(tmp_path):
         timeout=300,
     )
     assert done.returncode == 4 and "fewer than two no-op runs" in done.stderr
+
+
+def floors_command(tmp_path, *args: str):
+    command = [sys.executable, "-m", "tools.floors", "--machine", "m"]
+    return subprocess.run(
+        [*command, "--out", str(tmp_path / "floors.json"), *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rounds"),
+    [((0.0, 1.0), (1.0, 1.0), (2,)), ((1.0, "NaN"), (1.0, 1.0), (2,)), ((1.0,), (1.0, 1.0), (2,))],
+)
+def test_samples_that_are_no_measurement_are_bad_input_not_a_crash(tmp_path, before, after, rounds):
+    """0, NaN or unequal sides in a samples file: exit 4 in one line, not 3."""
+    row = "bench_creation.Zeros.time_zeros('cpu', (32, 512, 768), 'on_device')"
+    one = {row: {"before": before, "after": after, "rounds": rounds, "unit": "seconds"}}
+    samples = tmp_path / "samples.json"
+    samples.write_text(json.dumps([one, one]).replace('"NaN"', "NaN"))
+    done = floors_command(tmp_path, "--from-samples", str(samples))
+    assert done.returncode == 4, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "is not a samples file" in line
+
+
+def test_a_rows_option_that_is_no_regex_is_bad_input(tmp_path):
+    done = floors_command(tmp_path, "--rows", "(")
+    assert done.returncode == 4, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "--rows" in line and "regular expression" in line
+
+
+@pytest.mark.parametrize("tool", ["pr_gate", "releases"])
+def test_a_floors_file_that_does_not_exist_is_bad_input_not_no_floors(tmp_path, tool):
+    """A typo in ``--floors`` would judge every row at the factor without a word. (The
+    other arguments are refused too, later: nothing is measured either way.)"""
+    args = ["HEAD", "HEAD"] if tool == "pr_gate" else ["--commit", "no-such-commit"]
+    done = subprocess.run(
+        [sys.executable, "-m", f"tools.{tool}", *args, "--floors", str(tmp_path / "nope.json")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "nope.json" in line and "no such file" in line

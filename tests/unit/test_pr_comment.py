@@ -207,3 +207,15 @@ def test_every_row_the_verdict_lists_is_in_the_comment(standin, tmp_path):
     assert changes.count("| slower |") == 2 and "1.310 (1.250–1.360)" in changes
     assert "### Not judged here" in body and "floor 1.30 on this host" in body
     assert "### Measured at the base, not at the head" in body and "Tanh" in body
+
+
+@pytest.mark.parametrize("number", ["²", "٣", "7\n", "0x7", ""])
+def test_a_pr_number_that_is_not_ascii_digits_is_bad_input(standin, tmp_path, number):
+    """``"²".isdigit()`` is true and ``int("²")`` raises: exit 4 in one line, not 3."""
+    folder = artifact(tmp_path, verdict())
+    (folder / "pr.json").write_text(json.dumps({"number": number, "head_sha": SHA}))
+    done = comment(standin, tmp_path, folder)
+    assert done.returncode == 4, done.stdout + done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "PR number is not a number" in line
+    assert standin.comments == {}
