@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from tools._lib.bisection import asv_find, find_range, locate, resolve_benchmark, verdict
-from tools._lib.cli import BadInput, command_parser, run_main
+from tools._lib.cli import BadInput, command_parser, regex, run_main
 from tools._lib.comparison import compare, higher_is_better, is_count, row_selection
 from tools._lib.git import repo_root, resolve_commit
 from tools._lib.machines import register_machine
@@ -38,7 +38,9 @@ def parse():
     parser.add_argument("bad", help="a later commit with it")
     parser.add_argument("benchmark", help="full benchmark name, or a regex matching one")
     parser.add_argument("--machine", default="bisect", help="asv machine name")
-    parser.add_argument("--params", help="regex of the parameter combinations to measure")
+    parser.add_argument(
+        "--params", type=regex, help="regex of the parameter combinations to measure"
+    )
     parser.add_argument("--invert", action="store_true", help="look for a speed-up instead")
     return parser.parse_args()
 

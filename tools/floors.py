@@ -26,7 +26,7 @@ from pathlib import Path
 
 from tools._lib.antagonist import PROFILES, noise
 from tools._lib.asv_run import ensure_environment
-from tools._lib.cli import ArgumentParser, BadInput, machine_name, run_main
+from tools._lib.cli import ArgumentParser, BadInput, machine_name, regex, run_main
 from tools._lib.floors import FLOORS_FILE, Floors, write_floors
 from tools._lib.gate import DEFAULT_TIERS
 from tools._lib.git import git, repo_root
@@ -60,7 +60,7 @@ def parse():
     parser.add_argument("--machine", required=True, type=machine_name)
     parser.add_argument("--runs", type=int, default=4, help="no-op comparisons (default 4)")
     parser.add_argument("--tier", action="append", help="the tiers' rows (default pr)")
-    parser.add_argument("--rows", help="regex: only the rows it matches from the start")
+    parser.add_argument("--rows", type=regex, help="regex: only the rows it matches from the start")
     parser.add_argument("--out", type=Path, help="write the floors file here, no branch")
     parser.add_argument("--outbox", type=Path, help="save to the outbox for push_results")
     parser.add_argument("--no-fetch", action="store_true", help="no network for the branch")

@@ -141,6 +141,23 @@ factor = number_above(1.0, "a finite number above 1.0")
 minutes = number_above(0.0, "a positive number of minutes")
 
 
+def regex(text: str) -> str:
+    """An argparse type: a regular expression Python's ``re`` compiles."""
+    try:
+        re.compile(text)
+    except re.error as error:
+        raise argparse.ArgumentTypeError(f"not a regular expression: {text!r}: {error}") from None
+    return text
+
+
+def existing_file(text: str) -> Path:
+    """An argparse type: a file that is there (a typo must not read as "no such input")."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    return path
+
+
 def command_parser(doc: str, asv_command: str = "", example: str = "--show-stderr"):
     """A command's parser: its docstring's first paragraph, and where the arguments after
     ``--`` go (``asv_command``: they are collected in ``asv_args``)."""
@@ -161,4 +178,6 @@ def add_judging(parser: argparse.ArgumentParser, default: float) -> None:
         default=default,
         help=f"the largest threshold a row is judged at (default {default})",
     )
-    parser.add_argument("--floors", type=Path, help="a machine's floors.json (tools.floors)")
+    parser.add_argument(
+        "--floors", type=existing_file, help="a machine's floors.json (tools.floors)"
+    )
