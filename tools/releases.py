@@ -24,7 +24,8 @@ site's page) go to the results branch through the outbox, as the nightly's do.
 
 Exit status: 0 no row slower under NEW, 1 a row slower under NEW, 2 a benchmark failed
 (raised, or could not be measured again), 3 asv or git failed, 4 bad input (a release the
-matrix does not pin, OLD equal to NEW, an unknown commit, a floors file that is not there or not one).
+matrix does not pin, OLD equal to NEW, an unknown commit, a floors file that is not there
+or not one).
 """
 
 from __future__ import annotations
