@@ -176,6 +176,29 @@ def test_each_row_is_read_the_right_way_between_two_releases(recorded):
     assert verdict.status == Status.BENCHMARK_FAILED  # a row failed under the new release
 
 
+@pytest.mark.parametrize(("old_value", "new_value"), [(0.0, 1.0), (-1.0, 1.0), (1.0, 0.0)])
+def test_a_value_that_is_no_measurement_is_named_with_its_release_and_fails(
+    tmp_path, monkeypatch, old_value, new_value
+):
+    """A row whose value under a release is 0 or less read "n/a under " (no release)."""
+    results = tmp_path / ".asv" / "results"
+    (results / "m").mkdir(parents=True)
+    (results / "m" / "machine.json").write_text(json.dumps({"machine": "m", "version": 1}))
+    (results / "benchmarks.json").write_text(json.dumps({TIME: {"unit": "seconds"}}))
+    result_file(results, OLD_ENV, {TIME: old_value})
+    result_file(results, NEW_ENV, {TIME: new_value})
+    old = Release("2.13.0", OLD_ENV, tmp_path / "old")
+    new = Release("2.14.1", NEW_ENV, tmp_path / "new")
+    comparison = ReleaseComparison(tmp_path, COMMIT, (old, new), "m", 1.15, Floors("h", 0, {}))
+    monkeypatch.setattr(release_compare, "count_twins", lambda repo: {})
+    verdict = comparison.decide(0)
+    (row,) = verdict.rows
+    release = "torch 2.13.0" if new_value > 0 else "torch 2.14.1"
+    bad = old_value if new_value > 0 else new_value
+    assert row.change == f"no measurement under {release}: it gave {bad!r}", row.change
+    assert verdict.status == Status.BENCHMARK_FAILED
+
+
 def test_a_skipped_row_alone_never_makes_a_regression_or_a_recovery():
     states = [release_compare.state_of(v) for v in ((math.nan,), (1.0,), (None,), None)]
     assert states == ["skipped", "measured", "failed", "absent"]
