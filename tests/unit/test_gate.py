@@ -19,7 +19,7 @@ def test_a_row_measured_at_the_base_and_not_at_the_head_fails_the_gate_named(sta
     text = summary(gate, verdict, ("base", "head"), lambda: "")
     section = text.split("### Measured at the base, not at the head\n\n")[1].split("\n\n")[0]
     (line,) = [line for line in section.splitlines() if OTHER_ROW in line]
-    words = {"skipped": "skipped", "failed": "failed", "absent": "not run", "invalid": "0.0"}
+    words = {"skipped": "skipped", "failed": "failed", "absent": "absent", "invalid": "gave 0.0"}
     assert words[state] in line, line
     assert TIME_ROW not in section  # the row compared is not listed there
 

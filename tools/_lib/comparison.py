@@ -157,14 +157,16 @@ class Unmatched:
         return FAILED in (self.before, self.after)
 
 
-MEASURED, SKIPPED, FAILED, ABSENT = "measured", "skipped", "failed", "not run"
+MEASURED, SKIPPED, FAILED, ABSENT = "measured", "skipped", "failed", "absent"
+# A value that is no measurement is recorded as what it gave: "gave 0.0".
+GAVE = "gave "
 
 
 def state_of(recorded: tuple | None) -> str:
     """What asv recorded of a row at one side (``(value, stats, samples)``, or None where
     the side has no such row): measured, skipped (NaN: its setup said it cannot run
-    there), failed (None: it raised or timed out), not run, or the value that is no
-    measurement."""
+    there), failed (None: it raised or timed out), absent (not run), or what it gave where
+    that is no measurement ("gave 0.0")."""
     if recorded is None:
         return ABSENT
     value = recorded[0]
@@ -172,7 +174,7 @@ def state_of(recorded: tuple | None) -> str:
         return FAILED
     if isinstance(value, float) and math.isnan(value):
         return SKIPPED
-    return MEASURED if is_measurement(value) else f"gave {value!r}, not a finite positive number"
+    return MEASURED if is_measurement(value) else f"{GAVE}{value!r}"
 
 
 def match_rows(old: dict, new: dict, units: dict[str, str]) -> tuple[list[Row], list[Unmatched]]:

@@ -8,14 +8,23 @@ this host; counts and peak memory are judged on asv's numbers. A row that one re
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools._lib.asv_run import asv, bench_selection
 from tools._lib.cli import Status
-from tools._lib.comparison import COUNT_FACTOR, Row, compare, is_count, row_selection
+from tools._lib.comparison import (
+    COUNT_FACTOR,
+    FAILED,
+    GAVE,
+    MEASURED,
+    Row,
+    compare,
+    is_count,
+    row_selection,
+    state_of,
+)
 from tools._lib.floors import Floors
 from tools._lib.gate import Judged, is_timed
 from tools._lib.releases import Release
@@ -185,23 +194,17 @@ def discovered_rows(repo: Path) -> list[str]:
     return [row for _, rows in discovered(repo).values() for row in rows]
 
 
-def state_of(recorded: tuple | None) -> str:
-    """What asv recorded of a row under one release: measured, skipped (NaN: the row's
-    setup said it cannot run there), failed (None), or absent."""
-    if recorded is None:
-        return "absent"
-    value = recorded[0]
-    if value is None:
-        return "failed"
-    return "skipped" if isinstance(value, float) and math.isnan(value) else "measured"
-
-
 def unavailable(states: list[str], names: tuple[str, str]) -> str:
-    """Why a row has no comparison, in the table's words."""
-    failed = [name for name, state in zip(names, states, strict=True) if state == "failed"]
+    """Why a row has no comparison, in the table's words: failed under a release, no
+    measurement under one (a value of 0 or less, NaN or inf), or n/a (skipped or absent)."""
+    pairs = list(zip(names, states, strict=True))
+    failed = [name for name, state in pairs if state == FAILED]
     if failed:
         return f"failed under {' and '.join(failed)}"
-    missing = [name for name, state in zip(names, states, strict=True) if state != "measured"]
+    invalid = [f"{name}: it {state}" for name, state in pairs if state.startswith(GAVE)]
+    if invalid:
+        return f"no measurement under {' and '.join(invalid)}"
+    missing = [name for name, state in pairs if state != MEASURED]
     return f"n/a under {' and '.join(missing)}"
 
 
@@ -248,7 +251,8 @@ def asv_verdict(row: Row, factor: float) -> dict:
 
 
 def status_of(measured: int, rows: list[Compared]) -> Status:
-    if measured == 2 or any(r.change.startswith(("failed", "not measured")) for r in rows):
+    failed = ("failed", "not measured", "no measurement")
+    if measured == 2 or any(r.change.startswith(failed) for r in rows):
         return Status.BENCHMARK_FAILED
     if any(r.change == "slower" for r in rows):
         return Status.REGRESSED
