@@ -4,13 +4,17 @@ training steps, compiled variants, instruction counts, and what asv discovers.""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import inspect
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -118,8 +122,8 @@ def test_calibration_is_measured_once_per_process_and_dtype(monkeypatch, fresh_c
 
 
 def test_one_asv_run_calibrates_once_for_all_its_processes(tmp_path):
-    """Processes of one run (one parent, one commit) share the figure; another commit or
-    no asv measures again."""
+    """Processes of one run (the run's calibration folder, one commit) share the figure;
+    another commit or no asv measures again."""
     script = textwrap.dedent(
         """
         import sys
@@ -137,7 +141,7 @@ def test_one_asv_run_calibrates_once_for_all_its_processes(tmp_path):
 
     def process(commit: str | None) -> str:
         env = {k: v for k, v in os.environ.items() if k != "ASV_COMMIT"}
-        env["TMPDIR"] = str(tmp_path)
+        env["TENSOROPS_CALIBRATION_DIR"] = str(tmp_path / "run")  # the tools make one a run
         if commit:
             env["ASV_COMMIT"] = commit
         done = subprocess.run(
@@ -157,6 +161,43 @@ def test_one_asv_run_calibrates_once_for_all_its_processes(tmp_path):
     process(None)
     process(None)
     assert log.read_text().count("measured") == 4
+
+
+def test_a_figure_planted_in_a_shared_temporary_folder_is_never_read(monkeypatch, tmp_path):
+    """Anyone may write to /tmp: a figure left at a path another user can guess would set
+    every % of peak row's divisor."""
+    from benchmarks._harness.calibration import once_per_run
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("ASV_COMMIT", "c1")
+    monkeypatch.delenv("TENSOROPS_CALIBRATION_DIR", raising=False)
+    key = "matmul cpu float32 planted"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    planted = tmp_path / "tensorops-calibration" / f"{os.getppid()}-c1" / f"{digest}.json"
+    planted.parent.mkdir(parents=True)
+    planted.write_text(json.dumps({"key": key, "value": 12345.0}))
+    assert once_per_run(key, lambda: 1.0) == 1.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tensorops-calibration"]  # no more
+
+
+def test_the_tools_give_each_asv_run_a_private_calibration_folder_and_remove_it(
+    monkeypatch, tmp_path
+):
+    from tools._lib import asv_run
+
+    seen = {}
+
+    def run(command, **kwargs):
+        folder = Path(kwargs["env"]["TENSOROPS_CALIBRATION_DIR"])
+        status = folder.lstat()
+        seen.update(folder=folder, mode=status.st_mode & 0o777, owner=status.st_uid)
+        (folder / "c1").mkdir()  # what the run's processes write
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(asv_run.subprocess, "run", run)
+    asv_run.asv("publish", cwd=REPO_ROOT)
+    assert seen["mode"] == 0o700 and seen["owner"] == os.getuid()
+    assert not seen["folder"].exists()
 
 
 def test_copy_calibration_counts_bytes_read_and_written(monkeypatch, fresh_cache):

@@ -4,6 +4,8 @@ remote: what an outbox may land, and that one refused outbox leaves the others l
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -76,3 +78,39 @@ def test_the_push_names_the_machines_whose_outboxes_landed(tmp_path):
     done = world.repo.tool("push_results", str(bad), str(good.path), "--landed", str(landed))
     assert done.returncode == 4
     assert landed.read_text().split() == ["m1"]
+
+
+def test_three_pushes_racing_to_one_remote_all_land(tmp_path):
+    """No queue keeps them apart (GitHub's concurrency group keeps one pending job, and a
+    third cancels it): each push replays its files onto the tip another landed."""
+    world = World(tmp_path)
+    clones, boxes = [], []
+    for machine in ("m1", "m2", "m3"):
+        clone = world.clone(f"repo-{machine}")
+        box = Outbox(tmp_path / f"outbox-{machine}")
+        box.start(machine, world.tip())
+        described = {**json.loads(world.seed.path.joinpath("m1/machine.json").read_text())}
+        box.add(
+            {
+                f"{machine}/machine.json": json.dumps({**described, "machine": machine}).encode(),
+                f"{machine}/dddddddd-env.json": json.dumps({"commit_hash": "d" * 40}).encode(),
+            }
+        )
+        clones.append(clone)
+        boxes.append(box)
+    racing = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tools.push_results", str(box.path)],
+            cwd=clone.path,
+            env=clone.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for clone, box in zip(clones, boxes, strict=True)
+    ]
+    for process in racing:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, out + err
+    names = landed(world)
+    assert all(f"{m}/dddddddd-env.json" in names for m in ("m1", "m2", "m3"))
