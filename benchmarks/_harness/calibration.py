@@ -4,9 +4,11 @@ the same timer, threads and TF32 setting as the op, not a datasheet's figure (wh
 
 Measured once per asv run: asv starts a process per row and round, and each calibrating
 again cost 80 s of every nightly commit (the matmul's % of peak rows alone). The first
-process of a run measures and leaves the figure in a file that the run's later processes
-(the children of the same asv or forkserver process, at the same commit) read; outside
-asv, once per process."""
+process of a run at a commit measures and leaves the figure in the run's calibration
+folder, which the tools make for each asv run, private to this user, and remove after it
+(``TENSOROPS_CALIBRATION_DIR``, tools/_lib/asv_run.py); the run's later processes at that
+commit read it. Never a folder at a path another user could guess and fill first: with no
+run's folder (asv by hand, or outside asv), each process calibrates for itself."""
 
 from __future__ import annotations
 
@@ -14,12 +16,12 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
+from .._names import CALIBRATION_DIR_ENV
 from .controls import Controls
 from .devices import Device
 from .measure import measure_seconds
@@ -33,19 +35,18 @@ CALIBRATION_MIN_RUN_TIME = 0.2
 
 def once_per_run(key: str, measure: Callable[[], float]) -> float:
     """``measure()``, or the figure an earlier process of this asv run measured for
-    ``key``. A run is asv's process (the parent of every benchmark process) at a commit."""
-    commit = os.environ.get("ASV_COMMIT")
-    if not commit:
+    ``key`` at this commit (in the run's calibration folder, when the tools gave it one)."""
+    commit, run_folder = os.environ.get("ASV_COMMIT"), os.environ.get(CALIBRATION_DIR_ENV)
+    if not commit or not run_folder:
         return measure()
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    folder = Path(tempfile.gettempdir()) / "tensorops-calibration" / f"{os.getppid()}-{commit}"
-    path = folder / f"{digest}.json"
+    path = Path(run_folder) / commit / f"{digest}.json"
     try:
         return float(json.loads(path.read_text())["value"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     value = measure()
-    folder.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     written = path.with_suffix(f".{os.getpid()}.tmp")
     written.write_text(json.dumps({"key": key, "value": value}))
     os.replace(written, path)  # whole or absent, for a process reading it

@@ -4,17 +4,20 @@ an environment, and asv's exit status left to the caller."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes.util
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from benchmarks._names import (
     ALLOCATOR_ENV,
     ALLOCATORS,
+    CALIBRATION_DIR_ENV,
     CALLGRIND_DIR,
     CALLGRIND_DIR_ENV,
     DEFAULT_ALLOCATOR,
@@ -122,15 +125,25 @@ def with_environment(args: Sequence[str], repo: Path) -> list[str]:
     return [args[0], "-E", default_release(repo).env_name, *args[1:]]
 
 
+@contextlib.contextmanager
+def calibration_folder(environment: dict) -> Iterator[dict]:
+    """``environment`` with a calibration folder for one asv run: made private to this user
+    (``mkdtemp``: mode 0700, a name no one can guess), removed when the run ends
+    (benchmarks/_harness/calibration.py)."""
+    with tempfile.TemporaryDirectory(prefix="tensorops-calibration-") as folder:
+        yield {**environment, CALIBRATION_DIR_ENV: folder}
+
+
 def asv(*args: str, cwd: Path, env: dict | None = None, capture: bool = False):
     """Run asv; its exit status is the caller's to read (continuous and find use it)."""
-    return subprocess.run(
-        [asv_executable(), *with_environment(args, cwd)],
-        cwd=cwd,
-        env=asv_environment(cwd, env, bench_selection(args)),
-        text=True,
-        capture_output=capture,
-    )
+    with calibration_folder(asv_environment(cwd, env, bench_selection(args))) as environment:
+        return subprocess.run(
+            [asv_executable(), *with_environment(args, cwd)],
+            cwd=cwd,
+            env=environment,
+            text=True,
+            capture_output=capture,
+        )
 
 
 def launch_method(repo: Path) -> str:

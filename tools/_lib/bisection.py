@@ -24,6 +24,7 @@ from tools._lib.asv_run import (
     asv_environment,
     asv_executable,
     bench_selection,
+    calibration_folder,
     launch_method,
     with_environment,
 )
@@ -119,7 +120,10 @@ def asv_find(
     ]
     lines = []
     env = asv_environment(repo, selection=bench_selection(command[1:]))
-    with subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True, env=env) as found:
+    with (
+        calibration_folder(env) as env,
+        subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True, env=env) as found,
+    ):
         for line in found.stdout:
             print(line, end="", flush=True)
             lines.append(line)

@@ -4,11 +4,13 @@ keep it."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import enum
 import math
 import os
 import re
+import stat
 import sys
 import tempfile
 import traceback
@@ -71,12 +73,35 @@ def run_main(prog: str, main: Callable[[], int]) -> None:
     sys.exit(int(status))
 
 
+def made_private(path: Path) -> bool:
+    """Whether ``path`` is a folder, not a link, of this user's own that no one else could
+    have written to; one that others could only read is made private."""
+    try:
+        status = path.lstat()
+    except OSError:
+        return False
+    ours = stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid()
+    if not ours or status.st_mode & 0o022:
+        return False
+    if status.st_mode & 0o077:
+        path.chmod(0o700)
+    return True
+
+
 def log_folder() -> Path:
-    """Where tracebacks go: ``$TENSOROPS_LOG_DIR``, else a folder of this user's own."""
+    """Where tracebacks go: ``$TENSOROPS_LOG_DIR`` (the caller's choice), else a folder of
+    this user's own in the temporary folder, made private; where someone else made that
+    path first (a folder another user owns or may write, a link), a new private folder
+    (a traceback can hold paths and values no one else should read)."""
     chosen = os.environ.get(LOG_DIR_ENV)
     if chosen:
         return Path(chosen)
-    return Path(tempfile.gettempdir()) / f"tensorops-logs-{os.getuid()}"
+    default = Path(tempfile.gettempdir()) / f"tensorops-logs-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        default.mkdir(mode=0o700)
+    if made_private(default):
+        return default
+    return Path(tempfile.mkdtemp(prefix=f"tensorops-logs-{os.getuid()}-"))
 
 
 def write_traceback_log(prog: str) -> str:

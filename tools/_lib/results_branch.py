@@ -42,7 +42,13 @@ TRANSIENT = re.compile(
     r"empty reply from server|ssl_error_syscall|returned error: (5\d\d|429)",
     re.IGNORECASE,
 )
-REJECTED = re.compile(r"\[rejected\]|non-fast-forward|fetch first|failed to update ref", re.I)
+# A push that lost a race to another: GitHub's words, and git's own on a local remote
+# (its ref moved under the push's atomic transaction).
+REJECTED = re.compile(
+    r"\[rejected\]|non-fast-forward|fetch first|failed to update ref|cannot lock ref"
+    r"|atomic transaction failed",
+    re.I,
+)
 
 
 @dataclass
