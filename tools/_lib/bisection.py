@@ -87,6 +87,22 @@ class Bisection:
     builds: int
 
 
+def echoed(command: list[str], repo: Path) -> list[str]:
+    """``asv find``'s lines, echoed as it runs, in its own calibration folder."""
+    lines = []
+    env = asv_environment(repo, selection=bench_selection(command[1:]))
+    with (
+        calibration_folder(env) as env,
+        subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True, env=env) as found,
+    ):
+        for line in found.stdout:
+            print(line, end="", flush=True)
+            lines.append(line)
+    if found.returncode != 0:
+        raise ExternalFailure(f"asv find exited {found.returncode}")
+    return lines
+
+
 def asv_find(
     repo: Path,
     machine: str,
@@ -118,17 +134,7 @@ def asv_find(
             repo,
         ),
     ]
-    lines = []
-    env = asv_environment(repo, selection=bench_selection(command[1:]))
-    with (
-        calibration_folder(env) as env,
-        subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True, env=env) as found,
-    ):
-        for line in found.stdout:
-            print(line, end="", flush=True)
-            lines.append(line)
-    if found.returncode != 0:
-        raise ExternalFailure(f"asv find exited {found.returncode}")
+    lines = echoed(command, repo)
     named = [match.group(1) for line in lines if (match := FOUND.search(line))]
     if not named:
         raise ExternalFailure("asv find named no commit")
