@@ -27,6 +27,18 @@ def probe_repo(tmp_path) -> Path:
 
 
 @pytest.fixture
+def quick_alternation(monkeypatch):
+    """One round of two pairs a row; a hang is given up on after a few seconds."""
+    from tools._lib import remeasure, workers
+
+    monkeypatch.setattr(remeasure, "FIRST_ROUNDS", 1)
+    monkeypatch.setattr(remeasure, "MAX_ROUNDS", 1)
+    monkeypatch.setattr(remeasure, "PAIRS", 2)
+    monkeypatch.setattr(workers, "BLOCK_SLACK_SECONDS", 2.0)
+    monkeypatch.setattr(workers, "SETUP_SECONDS", 15.0)
+
+
+@pytest.fixture
 def fresh_cache():
     """No prepared case or calibration survives from one test to the next."""
     _harness.drop_cache()

@@ -104,40 +104,46 @@ def clone_project_repo(source: Path, path: Path, env: dict, shared_env: Path) ->
     return repo
 
 
+def plant_in_activation(root: Path, old: str, new: str, what: str) -> None:
+    """Replace ``old`` with ``new`` in the library's activations; ``what`` names the
+    variant, for the line that says the plant no longer fits."""
+    source = root / "src" / "tensorops" / "activation.py"
+    text = source.read_text()
+    planted = text.replace(old, new)
+    assert planted != text, f"{what} changed; update the plant"
+    source.write_text(planted)
+
+
 def slow_down_silu(root: Path, factor: int = 2) -> None:
     """Plant a slowdown in one op: silu's functional variant computes its result
     ``factor`` times."""
-    source = root / "src" / "tensorops" / "activation.py"
-    text = source.read_text()
-    planted = text.replace(
+    plant_in_activation(
+        root,
         '    """F.silu: one fused kernel."""\n    return F.silu(x)\n',
         '    """F.silu: one fused kernel."""\n'
         f"    for _ in range({factor - 1}):\n        F.silu(x)\n    return F.silu(x)\n",
+        "silu's functional variant",
     )
-    assert planted != text, "silu's functional variant changed; update the plant"
-    source.write_text(planted)
 
 
 def break_gelu_in_its_warm_up(root: Path) -> None:
     """Make gelu's exact variant index past the end of its input: an IndexError in the
     op's own call, which its benchmark's warm-up meets first."""
-    source = root / "src" / "tensorops" / "activation.py"
-    text = source.read_text()
-    broken = text.replace(
-        '    """F.gelu with the erf form."""\n',
-        '    """F.gelu with the erf form."""\n    x[x.shape[0]]  # planted: past the end\n',
+    docstring = '    """F.gelu with the erf form."""\n'
+    plant_in_activation(
+        root,
+        docstring,
+        docstring + "    x[x.shape[0]]  # planted: past the end\n",
+        "gelu's exact variant",
     )
-    assert broken != text, "gelu's exact variant changed; update the plant"
-    source.write_text(broken)
 
 
 def break_silu(root: Path) -> None:
     """Make silu's functional variant raise, so its benchmark fails."""
-    source = root / "src" / "tensorops" / "activation.py"
-    text = source.read_text()
-    broken = text.replace(
-        '    """F.silu: one fused kernel."""\n',
-        '    """F.silu: one fused kernel."""\n    raise RuntimeError("planted failure")\n',
+    docstring = '    """F.silu: one fused kernel."""\n'
+    plant_in_activation(
+        root,
+        docstring,
+        docstring + '    raise RuntimeError("planted failure")\n',
+        "silu's functional variant",
     )
-    assert broken != text, "silu's functional variant changed; update the plant"
-    source.write_text(broken)

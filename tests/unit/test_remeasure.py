@@ -17,13 +17,8 @@ from tools._lib.remeasure import measure_again
 
 
 @pytest.fixture(autouse=True)
-def quick(monkeypatch):
-    """One round of two pairs; a hang is given up on after a few seconds."""
-    monkeypatch.setattr(remeasure, "FIRST_ROUNDS", 1)
-    monkeypatch.setattr(remeasure, "MAX_ROUNDS", 1)
-    monkeypatch.setattr(remeasure, "PAIRS", 2)
-    monkeypatch.setattr(workers, "BLOCK_SLACK_SECONDS", 2.0)
-    monkeypatch.setattr(workers, "SETUP_SECONDS", 15.0)
+def quick(quick_alternation):
+    """Every test here measures one round of two pairs a row (tests/conftest.py)."""
 
 
 def test_a_side_that_dies_ends_its_row_and_the_next_row_is_measured(probe_repo, tmp_path, capsys):

@@ -12,19 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.probe_workers import FINE, side
-from tools._lib import remeasure, workers
 from tools._lib.remeasure import measure_again
 from tools._lib.workers import Side, SideFailed, Worker
 
 
 @pytest.fixture(autouse=True)
-def quick(monkeypatch):
-    """One round of two pairs; a hang is given up on after a few seconds."""
-    monkeypatch.setattr(remeasure, "FIRST_ROUNDS", 1)
-    monkeypatch.setattr(remeasure, "MAX_ROUNDS", 1)
-    monkeypatch.setattr(remeasure, "PAIRS", 2)
-    monkeypatch.setattr(workers, "BLOCK_SLACK_SECONDS", 2.0)
-    monkeypatch.setattr(workers, "SETUP_SECONDS", 15.0)
+def quick(quick_alternation):
+    """Every test here measures one round of two pairs a row (tests/conftest.py)."""
 
 
 def scripted_worker(root: Path, output: str) -> Worker:

@@ -13,6 +13,11 @@ from tools._lib.verdict import MAX_TEXT, GateReport, Judgement, RowVerdict
 from tools._lib.verdict_text import markdown
 
 
+def changed(slower: bool, moved: bool) -> Judgement:
+    """Slower, else faster where it moved at all, else unchanged."""
+    return Judgement.SLOWER if slower else Judgement.FASTER if moved else Judgement.UNCHANGED
+
+
 def timed_verdict(judged: Judged, floor: float | None) -> RowVerdict:
     """A timed row as the alternation measured it, or why it could not."""
     row, paired = judged.row, judged.paired
@@ -23,13 +28,7 @@ def timed_verdict(judged: Judged, floor: float | None) -> RowVerdict:
             row.label, row.unit, Judgement.NOT_MEASURED, "paired", recorded=recorded, why=why
         )
     judgement = (
-        Judgement.NOT_JUDGED
-        if judged.threshold is None
-        else Judgement.SLOWER
-        if judged.slower
-        else Judgement.FASTER
-        if judged.faster
-        else Judgement.UNCHANGED
+        Judgement.NOT_JUDGED if judged.threshold is None else changed(judged.slower, judged.faster)
     )
     return RowVerdict(
         row.label,
@@ -50,17 +49,10 @@ def timed_verdict(judged: Judged, floor: float | None) -> RowVerdict:
 
 def asv_verdict(row: Row, factor: float) -> RowVerdict:
     """A count or a memory row, judged on asv's numbers at ``factor``."""
-    judgement = (
-        Judgement.SLOWER
-        if row.slower(factor)
-        else Judgement.FASTER
-        if row.changed(factor)
-        else Judgement.UNCHANGED
-    )
     return RowVerdict(
         row.label,
         row.unit,
-        judgement,
+        changed(row.slower(factor), row.changed(factor)),
         "asv",
         before=row.before,
         after=row.after,
