@@ -1,7 +1,9 @@
 """Every benchmark row of every suite runs once in-process on the CPU: its setup (inputs
 built, one call to warm up), each of its methods (a time_ method calls the op once, a
 track reads the time of the row's latest call), then its teardown; the CUDA rows skip
-saying why, and so does every row that skips by design. How well a row is measured is not
+saying why, and so does every row that skips by design. A large row of a low-precision
+dtype this CPU has no native arithmetic for runs a smaller case of the same code path
+(``sized_for_this_cpu``). How well a row is measured is not
 asked here: the warm-up, the blocks of the tracks and the calibration
 have their own tests (tests/unit/test_harness_*.py), and asv's own runs are in
 test_asv_e2e.py. tests/unit/test_suites.py checks that these are the rows asv discovers."""
@@ -16,8 +18,9 @@ import pytest
 import torch
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
+import tensorops
 from benchmarks import _harness
-from benchmarks._harness import controls, prepare, tracks
+from benchmarks._harness import controls, devices, prepare, tracks
 from benchmarks._harness.prepare import prepare_once
 from benchmarks._harness.twins import Counted
 from tests.support.suites import benchmark_classes, benchmark_methods, combinations, qualified
@@ -41,9 +44,39 @@ UNITS = ("GFLOP/s", "GB/s", "% of peak", "seconds", "bytes", "instructions")
 FAKE_COUNTS = {case.key: 1234.5 for case in Counted.rows.values()}
 
 
+# Work of one call (FLOPs) past which a row of a dtype this CPU emulates runs a smaller
+# case: without native bfloat16 or float16 torch computes through float32 at a fraction of
+# a GFLOP/s (a bfloat16 2048^3 matmul took about a minute a call on an AVX2-only EPYC, four
+# such rows eight minutes of this test: docs/reference/tests.md), and what this test asks
+# (a setup, a call, the tracks' values and units) does not depend on the size.
+EMULATED_MAX_FLOPS = 2**28
+
+
+def sized_for_this_cpu(combination) -> tuple:
+    """A CPU row's params, its shape halved along its largest even dimension (an odd one is
+    a deliberate edge case, kept) until one call's work is at most ``EMULATED_MAX_FLOPS``,
+    where this CPU has no native arithmetic for the row's dtype: the same op, variant,
+    dtype and layout, a smaller case."""
+    named, params = combination.named, list(combination.params)
+    dtype, op = named.get("dtype", "float32"), getattr(combination.cls, "op", "")
+    emulated = dtype in devices.LOW_PRECISION_FLAGS
+    if not (emulated and op and "shape" in named and named["device"] == "cpu"):
+        return tuple(params)
+    if dtype in devices.CpuDevice().native_dtypes():
+        return tuple(params)
+    shape = list(named["shape"])
+    while (tensorops.Case(op, tuple(shape), dtype=dtype).flops or 0) > EMULATED_MAX_FLOPS:
+        even = [size for size in shape if size % 2 == 0]
+        if not even:
+            break
+        shape[shape.index(max(even))] //= 2
+    params[list(combination.cls.param_names).index("shape")] = tuple(shape)
+    return tuple(params)
+
+
 def arguments(combination) -> tuple:
     cached = (FAKE_COUNTS,) if hasattr(combination.cls, "setup_cache") else ()
-    return (*cached, *combination.params)
+    return (*cached, *sized_for_this_cpu(combination))
 
 
 def one_call(call, synchronize, **bounds) -> int:
