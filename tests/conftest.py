@@ -29,11 +29,11 @@ def probe_repo(tmp_path) -> Path:
 @pytest.fixture
 def quick_alternation(monkeypatch):
     """One round of two pairs a row; a hang is given up on after a few seconds."""
-    from tools._lib import remeasure, workers
+    from tools._lib.measure import alternation, workers
 
-    monkeypatch.setattr(remeasure, "FIRST_ROUNDS", 1)
-    monkeypatch.setattr(remeasure, "MAX_ROUNDS", 1)
-    monkeypatch.setattr(remeasure, "PAIRS", 2)
+    monkeypatch.setattr(alternation, "FIRST_ROUNDS", 1)
+    monkeypatch.setattr(alternation, "MAX_ROUNDS", 1)
+    monkeypatch.setattr(alternation, "PAIRS", 2)
     monkeypatch.setattr(workers, "BLOCK_SLACK_SECONDS", 2.0)
     monkeypatch.setattr(workers, "SETUP_SECONDS", 15.0)
 

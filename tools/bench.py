@@ -28,12 +28,12 @@ import shutil
 import time
 from pathlib import Path
 
-from tools._lib.asv_run import asv, bench_selection, ensure_environment, split_bench_selection
-from tools._lib.cli import BadInput, ExternalFailure, Status, command_parser, run_main
-from tools._lib.git import git, repo_root
-from tools._lib.machines import register_machine
-from tools._lib.site import publish
-from tools._lib.suites import discovered, tier_selection
+from tools._lib.asv.machines import register_machine
+from tools._lib.asv.run import asv, bench_selection, ensure_environment, split_bench_selection
+from tools._lib.asv.suites import discovered, tier_selection
+from tools._lib.base.cli import BadInput, ExternalFailure, Status, command_parser, run_main
+from tools._lib.base.git import git, repo_root
+from tools._lib.store.site import publish
 
 TIERS = {
     "pr": ("pr",),

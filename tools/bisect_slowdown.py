@@ -8,7 +8,7 @@ exactly one; otherwise the candidates are listed. ``--params`` narrows it to the
 combinations it matches, e.g. ``"'cpu', 'float32'"``. The row that moved most from GOOD to
 BAD, measured by alternation, is bisected by ``asv find`` (its results join the machine's
 history), and its verdict checked by alternation and bisected again where it does not hold
-(tools/_lib/bisection.py); the verdict names the guilty commit with its subject and the row
+(tools/_lib/triage/bisection.py); the verdict names the guilty commit with its subject and the row
 before and after it. An instruction count's verdict, and that of ``--invert`` (a speed-up,
 the rarer search), is asv find's. A rate (GB/s, % of peak) is searched for a fall.
 
@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import re
 
-from tools._lib.bisection import asv_find, find_range, locate, resolve_benchmark, verdict
-from tools._lib.cli import BadInput, command_parser, regex, run_main
-from tools._lib.comparison import compare, higher_is_better, is_count, row_selection
-from tools._lib.git import repo_root, resolve_commit
-from tools._lib.machines import register_machine
-from tools._lib.releases import default_release
-from tools._lib.remeasure import compare_commits
-from tools._lib.results import RESULTS_DIR
-from tools._lib.suites import discovered
-from tools._lib.summary import append_step_summary
+from tools._lib.asv.machines import register_machine
+from tools._lib.asv.matrix import default_release
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.asv.suites import discovered
+from tools._lib.base.cli import BadInput, command_parser, regex, run_main
+from tools._lib.base.git import repo_root, resolve_commit
+from tools._lib.base.step_summary import append_step_summary
+from tools._lib.measure.alternation import compare_commits
+from tools._lib.measure.comparison import compare, higher_is_better, is_count, row_selection
+from tools._lib.triage.bisection import asv_find, find_range, locate, resolve_benchmark, verdict
 
 
 def parse():

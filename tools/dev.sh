@@ -65,7 +65,7 @@ has_jemalloc() {
 }
 
 # Debian's package, downloaded and unpacked into the venv: no root needed
-# (tools/_lib/asv_run.py preloads it from there).
+# (tools/_lib/asv/run.py preloads it from there).
 unpack_jemalloc() {
     command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || return 1
     local scratch

@@ -29,9 +29,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, run_main
-from tools._lib.github import GitHub
-from tools._lib.summary import append_step_summary
+from tools._lib.base.cli import ArgumentParser, BadInput, ExternalFailure, run_main
+from tools._lib.base.step_summary import append_step_summary
+from tools._lib.github.api import GitHub
+from tools._lib.verdict.issue_report import Issue, IssueReport
 
 
 @dataclass(frozen=True)
@@ -65,56 +66,28 @@ KINDS = {
 LABEL = KINDS["regression"].label
 
 
-# Whose a key is: the triage's "MACHINE|row|good..bad", a release's "release|MACHINE|...".
-KEY_MACHINE = {"regression": re.compile(r"([^|]+)\|"), "release": re.compile(r"release\|([^|]+)\|")}
 BOUND = re.compile(r"([A-Za-z0-9][\w.-]*)=(.+)")
 
 
-def read_report(path: Path) -> tuple[str, str, list[dict]]:
-    """A report's kind, machine and regressions, checked to be what the triage or the
-    releases comparison writes, every key the machine's own."""
+def read_report(path: Path) -> IssueReport:
+    """A report of the triage or the releases comparison, checked
+    (tools/_lib/verdict/issue_report.py)."""
     try:
-        report = json.loads(path.read_text())
-        kind = report.get("kind", "regression")
-        if kind not in KINDS:
-            raise ValueError(f"unknown kind {kind!r}")
-        machine = report["machine"]
-        if not isinstance(machine, str) or not re.fullmatch(r"[A-Za-z0-9][\w.-]*", machine):
-            raise ValueError(f"no machine name: {str(machine)[:40]!r}")
-        regressions = report["regressions"]
-        for regression in regressions:
-            for field in ("key", "state", "title", "body"):
-                if not isinstance(regression.get(field), str):
-                    raise TypeError(f"{field} is not text")
-            if regression["state"] not in ("open", "resolved"):
-                raise ValueError(f"unknown state {regression['state']!r}")
-            if not re.fullmatch(r"[\w.()',|=: /+-]{1,300}", regression["key"]):
-                raise ValueError(f"a key that cannot be a marker: {regression['key'][:80]!r}")
-            owner = KEY_MACHINE[kind].match(regression["key"])
-            if owner is None or owner.group(1) != machine:
-                raise ValueError(f"key {regression['key'][:80]!r} is not of machine {machine}")
-    except (
-        OSError,
-        AttributeError,
-        json.JSONDecodeError,
-        KeyError,
-        TypeError,
-        ValueError,
-    ) as error:
+        return IssueReport.from_json(json.loads(path.read_text()))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BadInput(f"{path} is not a triage or releases report: {error}") from None
-    return kind, machine, regressions
 
 
-def bound_report(argument: str) -> tuple[str, str, list[dict]]:
+def bound_report(argument: str) -> IssueReport:
     """``[MACHINE=]PATH``'s report; bad input when it is of another machine than bound."""
     bound = BOUND.fullmatch(argument)
     path = Path(bound.group(2) if bound else argument)
-    kind, machine, regressions = read_report(path)
-    if bound and machine != bound.group(1):
+    report = read_report(path)
+    if bound and report.machine != bound.group(1):
         raise BadInput(
-            f"{path}: the report's machine is {machine}, but its job was {bound.group(1)}'s"
+            f"{path}: the report's machine is {report.machine}, but its job was {bound.group(1)}'s"
         )
-    return kind, machine, regressions
+    return report
 
 
 def landed_machines(path: Path | None) -> set[str] | None:
@@ -160,38 +133,32 @@ def filed_issues(github: GitHub, kind: Kind, label: str) -> dict[str, dict]:
     return filed
 
 
-def file_all(
-    github: GitHub, regressions: list[dict], kind: Kind = KINDS["regression"]
-) -> list[str]:
+def file_all(github: GitHub, issues: list[Issue], kind: Kind = KINDS["regression"]) -> list[str]:
     """Bring GitHub in line with the reports of one kind; what was done, a line each."""
-    if not regressions:
+    if not issues:
         return []
     label = ensure_label(github, kind)
     filed = filed_issues(github, kind, label)
     done = []
-    for regression in regressions:
-        key, issue = regression["key"], filed.get(regression["key"])
-        body = f"{regression['body']}\n\n{kind.marker(key)}\n"
-        if regression["state"] == "open":
+    for wanted in issues:
+        issue = filed.get(wanted.key)
+        body = f"{wanted.body}\n\n{kind.marker(wanted.key)}\n"
+        if wanted.state == "open":
             if issue is None:
                 made = github.call(
-                    "POST",
-                    "/issues",
-                    {"title": regression["title"], "body": body, "labels": [label]},
+                    "POST", "/issues", {"title": wanted.title, "body": body, "labels": [label]}
                 )
-                done.append(f"filed #{made['number']}: {regression['title']}")
-            elif (issue["title"], issue.get("body")) != (regression["title"], body):
+                done.append(f"filed #{made['number']}: {wanted.title}")
+            elif (issue["title"], issue.get("body")) != (wanted.title, body):
                 github.call(
-                    "PATCH",
-                    f"/issues/{issue['number']}",
-                    {"title": regression["title"], "body": body},
+                    "PATCH", f"/issues/{issue['number']}", {"title": wanted.title, "body": body}
                 )
-                done.append(f"updated #{issue['number']}: {regression['title']}")
+                done.append(f"updated #{issue['number']}: {wanted.title}")
         elif issue is not None and issue["state"] == "open":
-            comment = regression.get("resolution") or "Back within its threshold."
+            comment = wanted.resolution or "Back within its threshold."
             github.call("POST", f"/issues/{issue['number']}/comments", {"body": comment})
             github.call("PATCH", f"/issues/{issue['number']}", {"state": "closed"})
-            done.append(f"closed #{issue['number']}: {regression['title']}")
+            done.append(f"closed #{issue['number']}: {wanted.title}")
     return done
 
 
@@ -201,13 +168,13 @@ def main() -> int:
     parser.add_argument("--landed", type=Path, help="file only the machines listed here")
     args = parser.parse_args()
     landed = landed_machines(args.landed)
-    by_kind: dict[str, list[dict]] = {}
+    by_kind: dict[str, list[Issue]] = {}
     for argument in args.reports:
-        kind, machine, regressions = bound_report(argument)
-        if landed is not None and machine not in landed:
-            print(f"file_issues: {machine}: not filed: its results did not land")
+        report = bound_report(argument)
+        if landed is not None and report.machine not in landed:
+            print(f"file_issues: {report.machine}: not filed: its results did not land")
             continue
-        by_kind.setdefault(kind, []).extend(regressions)
+        by_kind.setdefault(report.kind, []).extend(report.issues)
     try:
         github = GitHub.from_environment()
         done = [

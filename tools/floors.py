@@ -1,7 +1,7 @@
 """Measure this host's detection floors for one machine: no-op comparisons of the current
 commit against itself, by alternation, and per row the smallest slowdown the comparison can
-call here with no false alarm (tools/_lib/floors.py). The gate and the triage judge each
-row at its floor on the host they run on.
+call here with no false alarm (tools/_lib/measure/host_floors.py). The gate and the triage
+judge each row at its floor on the host they run on.
 
     python -m tools.floors --machine NAME [--runs 4] [--tier pr] [--rows REGEX]
                            [--outbox DIR --no-fetch | --out FILE] [--noise PROFILE]
@@ -24,20 +24,20 @@ import json
 import re
 from pathlib import Path
 
-from tools._lib.antagonist import PROFILES, noise
-from tools._lib.asv_run import ensure_environment
-from tools._lib.cli import ArgumentParser, BadInput, machine_name, regex, run_main
-from tools._lib.floors import FLOORS_FILE, Floors, write_floors
-from tools._lib.gate import DEFAULT_TIERS
-from tools._lib.git import git, repo_root
-from tools._lib.machines import this_host
-from tools._lib.no_op_floors import floor_of, read_samples, samples_of
-from tools._lib.outbox import Outbox
-from tools._lib.paired import Paired
-from tools._lib.remeasure import compare_commits
-from tools._lib.results import RESULTS_DIR
-from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
-from tools._lib.suites import tier_rows
+from tools._lib.asv.machines import this_host
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.asv.run import ensure_environment
+from tools._lib.asv.suites import tier_rows
+from tools._lib.base.cli import ArgumentParser, BadInput, machine_name, regex, run_main
+from tools._lib.base.git import git, repo_root
+from tools._lib.measure.alternation import compare_commits
+from tools._lib.measure.antagonist import PROFILES, noise
+from tools._lib.measure.host_floors import FLOORS_FILE, Floors, write_floors
+from tools._lib.measure.no_op_floors import floor_of, read_samples, samples_of
+from tools._lib.measure.paired import Paired
+from tools._lib.store.branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.store.outbox import Outbox
+from tools._lib.verdict.gate import DEFAULT_TIERS
 
 # The rows the alternation measures on a CPU runner: times and tracks, not the instruction
 # counts (deterministic, and asv's to run: their setup_cache is one valgrind process).

@@ -5,7 +5,7 @@ saving each commit's results as soon as it is measured, and optionally publish t
                             [--releases default|others|all|V,V] [--budget-minutes M]
                             [--outbox DIR --no-fetch] [--site _site] [-- ASV RUN OPTIONS]
 
-1. The results branch is checked out clean at ``.asv/results`` (tools/results_branch.py),
+1. The results branch is checked out clean at ``.asv/results`` (tools/_lib/store/branch.py),
    after checking it was not rewound or replaced, and that ``--machine`` does not already
    stand for other hardware there.
 2. The commits to run: the newest ``--max-commits`` first-parent commits of ``--ref``
@@ -35,8 +35,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tools._lib.asv_run import ENVIRONMENT_OPTIONS, asv, bench_selection, ensure_environment
-from tools._lib.cli import (
+from tools._lib.asv.machines import describe_machine, register_machine
+from tools._lib.asv.matrix import Release, chosen_releases
+from tools._lib.asv.results import RESULTS_DIR, machine_result_files
+from tools._lib.asv.run import ENVIRONMENT_OPTIONS, asv, bench_selection, ensure_environment
+from tools._lib.asv.suites import tier_selection
+from tools._lib.asv.torch_builds import write_manifest
+from tools._lib.base.cli import (
     BadInput,
     ExternalFailure,
     Status,
@@ -45,15 +50,10 @@ from tools._lib.cli import (
     minutes,
     run_main,
 )
-from tools._lib.git import first_parent_commits, repo_root
-from tools._lib.machines import describe_machine, register_machine
-from tools._lib.manifest import write_manifest
-from tools._lib.outbox import Outbox
-from tools._lib.releases import Release, chosen_releases
-from tools._lib.results import RESULTS_DIR, machine_result_files
-from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
-from tools._lib.site import publish
-from tools._lib.suites import tier_selection
+from tools._lib.base.git import first_parent_commits, repo_root
+from tools._lib.store.branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.store.outbox import Outbox
+from tools._lib.store.site import publish
 
 # asv run options that measure less than the full suite, or measure it less well.
 PARTIAL_OPTIONS = ("--bench", "-b", "--quick", "-q", "--attribute", "-a")

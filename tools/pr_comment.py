@@ -9,8 +9,8 @@ request's code. The artifact the gate left came from a run of the pull request's
 workflow, so it is data, and none of its text is posted as written: ``pr.json`` (the PR
 number and head commit) must name a pull request whose head is the commit that run tested
 (``RUN_HEAD_SHA``, from the event, not the artifact); ``verdict.json`` (every row's
-judgement, tools/_lib/verdict.py) is checked against its schema, and the comment is built
-here from it (tools/_lib/verdict_text.py): its words are this tool's, every string from
+judgement, tools/_lib/verdict/row.py) is checked against its schema, and the comment is built
+here from it (tools/_lib/verdict/markdown.py): its words are this tool's, every string from
 the artifact a code span, every number formatted here. A ``summary.md`` beside it is
 never read. The comment says that the pull request's own run measured it, and which
 files of the code that measured it the pull request changes (GitHub's list of its files).
@@ -26,11 +26,11 @@ import os
 import re
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, BadInput, run_main
-from tools._lib.github import GitHub
-from tools._lib.text import code
-from tools._lib.verdict import GateReport
-from tools._lib.verdict_text import markdown
+from tools._lib.base.cli import ArgumentParser, BadInput, run_main
+from tools._lib.base.text import code
+from tools._lib.github.api import GitHub
+from tools._lib.verdict.markdown import markdown
+from tools._lib.verdict.row import GateReport
 
 MARKER = "<!-- tensorops-pr-gate -->"
 # Who a workflow's token writes as: only a comment of its own is the gate's to edit (anyone

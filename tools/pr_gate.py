@@ -10,10 +10,10 @@ core, and fails when its paired slowdown is above its floor on this host (``--fl
 machine's floors.json: tools/floors.py writes it) or above the factor where the host has
 no floors yet; a row whose floor is above the factor is listed as not judged here.
 Instruction counts are judged at 1.01 and peak memory at the factor, on asv's numbers
-(tools/_lib/gate.py). By default it measures the ``pr`` tier; ``-- --bench REGEX``
+(tools/_lib/verdict/gate.py). By default it measures the ``pr`` tier; ``-- --bench REGEX``
 chooses other rows. The summary goes as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when
 unset) and to ``--summary-file``; the verdict itself, every row's judgement as data
-(tools/_lib/verdict.py), to ``--verdict-file``: the pull-request comment is built from it.
+(tools/_lib/verdict/row.py), to ``--verdict-file``: the pull-request comment is built from it.
 
 Exit status: 0 no slowdown beyond a threshold, 1 performance regressed, 2 a benchmark
 failed (raised, timed out, or could not be measured again), 3 asv or git failed, 4 bad
@@ -26,16 +26,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools._lib.cli import BadInput, Status, add_judging, command_parser, run_main
-from tools._lib.comparison import is_count
-from tools._lib.explain import grown_functions
-from tools._lib.floors import no_floors, read_floors
-from tools._lib.gate import DEFAULT_FACTOR, Gate, with_default_selection
-from tools._lib.gate_report import gate_report
-from tools._lib.git import repo_root
-from tools._lib.machines import register_machine, this_host
-from tools._lib.summary import write_summary
-from tools._lib.verdict_text import markdown
+from tools._lib.asv.machines import register_machine, this_host
+from tools._lib.base.cli import BadInput, Status, add_judging, command_parser, run_main
+from tools._lib.base.git import repo_root
+from tools._lib.base.step_summary import write_summary
+from tools._lib.measure.comparison import is_count
+from tools._lib.measure.explain import grown_functions
+from tools._lib.measure.host_floors import no_floors, read_floors
+from tools._lib.verdict.gate import DEFAULT_FACTOR, Gate, with_default_selection
+from tools._lib.verdict.gate_report import gate_report
+from tools._lib.verdict.markdown import markdown
 
 
 def parse():

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, run_main
-from tools._lib.git import repo_root
-from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
-from tools._lib.site import check_site, publish
+from tools._lib.base.cli import ArgumentParser, run_main
+from tools._lib.base.git import repo_root
+from tools._lib.store.branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.store.site import check_site, publish
 
 
 def main() -> int:

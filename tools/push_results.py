@@ -20,14 +20,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, BadInput, run_main
-from tools._lib.floors import check_floors_data
-from tools._lib.git import repo_root
-from tools._lib.outbox import Outbox
-from tools._lib.releases_page import check_comparison
-from tools._lib.results import is_result_file
-from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
-from tools._lib.results_tree import PER_MACHINE_FOLDERS, machine_of
+from tools._lib.asv.results import is_result_file
+from tools._lib.base.cli import ArgumentParser, BadInput, run_main
+from tools._lib.base.git import repo_root
+from tools._lib.measure.host_floors import check_floors_data
+from tools._lib.store.branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.store.outbox import Outbox
+from tools._lib.store.releases_page import check_comparison
+from tools._lib.store.tree import PER_MACHINE_FOLDERS, machine_of
 
 
 def checked_files(outbox: Outbox) -> dict[str, bytes]:

@@ -13,7 +13,7 @@ one core over the commit's library, and judged at its floor on this host (``--fl
 at the factor; counts are judged at 1.01 and peak memory at the factor on asv's numbers. A
 row one release skips is n/a. Each row that moved is explained: torch.profiler's operators
 under each release, and the functions its count twin's callgrind run saw grow or shrink
-(tools/_lib/release_compare.py, tools/_lib/explain.py).
+(tools/_lib/verdict/release_comparison.py, tools/_lib/measure/explain.py).
 
 The table goes as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when unset) and to
 ``--summary-file``, as JSON to ``--json``, and ``--report`` writes the issues for
@@ -38,23 +38,30 @@ import shlex
 import sys
 from pathlib import Path
 
-from tools._lib.asv_run import ensure_environment
-from tools._lib.cli import BadInput, Status, add_judging, command_parser, machine_name, run_main
-from tools._lib.explain import explain_releases
-from tools._lib.floors import no_floors, read_floors
-from tools._lib.gate import DEFAULT_FACTOR, DEFAULT_TIERS
-from tools._lib.git import repo_root, resolve_commit
-from tools._lib.machines import describe_machine, last_level_cache, register_machine, this_host
-from tools._lib.manifest import facts_of, probe, write_manifest
-from tools._lib.outbox import Outbox, write_atomically
-from tools._lib.release_compare import ReleaseComparison, ReleaseVerdict
-from tools._lib.release_report import as_json, filing_report, markdown
-from tools._lib.releases import named_release, releases
-from tools._lib.remeasure import commit_library
-from tools._lib.results import RESULTS_DIR
-from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
-from tools._lib.summary import write_summary
-from tools._lib.workers import Side
+from tools._lib.asv.machines import describe_machine, last_level_cache, register_machine, this_host
+from tools._lib.asv.matrix import named_release, releases
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.asv.run import ensure_environment
+from tools._lib.asv.torch_builds import facts_of, probe, write_manifest
+from tools._lib.base.cli import (
+    BadInput,
+    Status,
+    add_judging,
+    command_parser,
+    machine_name,
+    run_main,
+)
+from tools._lib.base.git import repo_root, resolve_commit
+from tools._lib.base.step_summary import write_summary
+from tools._lib.measure.alternation import commit_library
+from tools._lib.measure.explain import explain_releases
+from tools._lib.measure.host_floors import no_floors, read_floors
+from tools._lib.measure.workers import Side
+from tools._lib.store.branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.store.outbox import Outbox, write_atomically
+from tools._lib.verdict.gate import DEFAULT_FACTOR, DEFAULT_TIERS
+from tools._lib.verdict.release_comparison import ReleaseComparison, ReleaseVerdict
+from tools._lib.verdict.release_report import as_json, filing_report, markdown
 
 # The rows that moved most are explained (a profile under each release costs a setup
 # each); the table lists every row.
@@ -161,7 +168,10 @@ def main() -> int:
     for path, content in (
         (args.summary_file, text),
         (args.json, json.dumps(data, indent=1) + "\n"),
-        (args.report, json.dumps(filing_report(comparison, verdict, host), indent=1) + "\n"),
+        (
+            args.report,
+            json.dumps(filing_report(comparison, verdict, host).to_json(), indent=1) + "\n",
+        ),
     ):
         if path:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,14 +4,14 @@ one commit, explain it, and write the report that tools/file_issues.py files as 
     python -m tools.triage --machine NAME [--budget-minutes M] [--report FILE]
                            [--site-url URL] [--outbox DIR --no-fetch] [--no-check-out]
 
-1. **Steps**: asv's step detection over the machine's graphs (tools/_lib/steps.py), each
+1. **Steps**: asv's step detection over the machine's graphs (tools/_lib/triage/steps.py), each
    row at the history's threshold (asv.conf.json's ``regressions_thresholds``), or
    finer where the machine's floors allow it. A step inside one triaged before is not new.
 2. **Confirm**: a timed row's two endpoint commits measured again by alternation; the
    step is dismissed unless the row is slower than its floor on this host (or than the
    history's threshold where there are no floors). A count is deterministic: its history
    is the measurement. A row that cannot be measured again is left for the next night.
-3. **Bisect** a confirmed step spanning more than one commit (tools/_lib/bisection.py).
+3. **Bisect** a confirmed step spanning more than one commit (tools/_lib/triage/bisection.py).
 4. **Explain**: the profiler's operators, or the functions whose counts grew.
 5. **Resolve**: an open regression whose latest value looks back is measured again, and
    closed only when that measurement says so.
@@ -27,15 +27,15 @@ import json
 import time
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, ToolError, machine_name, minutes, run_main
-from tools._lib.git import repo_root
-from tools._lib.investigation import Investigation, report, resolution_of
-from tools._lib.machines import this_host
-from tools._lib.outbox import Outbox
-from tools._lib.record import Finding, Regression
-from tools._lib.results_branch import DEFAULT_BRANCH, ResultsBranch
-from tools._lib.steps import contains, history_steps
-from tools._lib.triage_store import TriageStore
+from tools._lib.asv.machines import this_host
+from tools._lib.base.cli import ArgumentParser, ToolError, machine_name, minutes, run_main
+from tools._lib.base.git import repo_root
+from tools._lib.store.branch import DEFAULT_BRANCH, ResultsBranch
+from tools._lib.store.outbox import Outbox
+from tools._lib.triage.investigation import Investigation, report, resolution_of
+from tools._lib.triage.record import Finding, Regression
+from tools._lib.triage.records import TriageStore
+from tools._lib.triage.steps import contains, history_steps
 
 
 def said(record: Regression) -> str:
@@ -101,7 +101,7 @@ class Triage:
                 self.repo, store.records.values(), self.args.machine, self.args.site_url
             )
             self.args.report.parent.mkdir(parents=True, exist_ok=True)
-            self.args.report.write_text(json.dumps(written, indent=1) + "\n")
+            self.args.report.write_text(json.dumps(written.to_json(), indent=1) + "\n")
         return 0
 
 

@@ -6,7 +6,7 @@ Measured once per asv run: asv starts a process per row and round, and each cali
 again cost 80 s of every nightly commit (the matmul's % of peak rows alone). The first
 process of a run at a commit measures and leaves the figure in the run's calibration
 folder, which the tools make for each asv run, private to this user, and remove after it
-(``TENSOROPS_CALIBRATION_DIR``, tools/_lib/asv_run.py); the run's later processes at that
+(``TENSOROPS_CALIBRATION_DIR``, tools/_lib/asv/run.py); the run's later processes at that
 commit read it. Never a folder at a path another user could guess and fill first: with no
 run's folder (asv by hand, or outside asv), each process calibrates for itself."""
 

@@ -1,5 +1,5 @@
 """A benchmark process the tools drive block by block: the half of a paired comparison that
-asv cannot be (tools/_lib/remeasure.py is the other half).
+asv cannot be (tools/_lib/measure/alternation.py is the other half).
 
 asv measures one commit's processes, then the other's, minutes apart; on a host whose
 speed drifts for seconds at a time that drift lands on one side

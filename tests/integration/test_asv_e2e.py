@@ -15,8 +15,8 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tests.support.project_repo import ASV, ProjectRepo, isolated_env, make_project_repo
-from tools._lib.asv_run import allocator_environment
-from tools._lib.releases import default_release
+from tools._lib.asv.matrix import default_release
+from tools._lib.asv.run import allocator_environment
 
 # The nightly's release: asv's matrix lists every release, and a plain `asv run` builds
 # them all.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools._lib import asv_check
+from tools.studies import asv_check
 
 CPU_ROWS = [
     r"^bench_matmul\.MatMul\.time_matmul\('cpu', 'float32', \(512, 512, 512\), 'mm'\)$",

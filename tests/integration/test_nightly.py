@@ -27,8 +27,8 @@ from tests.support.project_repo import (
     make_project_repo,
 )
 from tests.support.site_browser import browse_site
-from tools._lib.releases import default_release
-from tools._lib.results_branch import ResultsBranch
+from tools._lib.asv.matrix import default_release
+from tools._lib.store.branch import ResultsBranch
 from tools.nightly import PARTIAL_SUFFIX, commits_to_run
 
 pytestmark = pytest.mark.timeout(1800)

@@ -24,7 +24,7 @@ from tests.support import planted
 from tests.support.github_standin import github_standin
 from tests.support.project_repo import ProjectRepo, isolated_env, make_project_repo
 from tests.support.site_browser import browse_series
-from tools._lib.releases import named_release
+from tools._lib.asv.matrix import named_release
 
 pytestmark = pytest.mark.timeout(3600)
 

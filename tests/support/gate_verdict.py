@@ -1,4 +1,4 @@
-"""A PR gate's verdict as the gate writes it (tools/_lib/verdict.py's JSON), for the tests
+"""A PR gate's verdict as the gate writes it (tools/_lib/verdict/row.py's JSON), for the tests
 of the job that comments it: one timed row unless told otherwise."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ instruction counts, asv end to end, the bench command and the GPU check's asv pa
 module stays on one core (its fixtures build histories once), the longest first. Then the
 modules of the shared planted history (the gate with bisect, then the triage) on one
 core, and the releases on the other: the verdicts those tests ask of a no-op are taken by
-alternation on one core (tools/_lib/remeasure.py), whose two sides meet a neighbour on the
+alternation on one core (tools/_lib/measure/alternation.py), whose two sides meet a neighbour on the
 other core alike, and the releases' torch install and two environments, beside every row's
 large inputs, had taken more than twice as long (docs/reference/tests.md).
 The JUnit reports stay in test-artifacts/lanes/ for whoever wants every test's time.

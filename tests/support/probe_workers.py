@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.support import REPO_ROOT
-from tools._lib.workers import Side
+from tools._lib.measure.workers import Side
 
 PROBE = """
 import os

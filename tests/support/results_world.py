@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tests.support import REPO_ROOT
 from tests.support.project_repo import ProjectRepo, isolated_env
-from tools._lib.machines import describe_machine
-from tools._lib.outbox import Outbox
+from tools._lib.asv.machines import describe_machine
+from tools._lib.store.outbox import Outbox
 
 BRANCH = "asv-results"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools._lib.floors import Floors
-from tools._lib.gate import Gate
-from tools._lib.paired import Paired
-from tools._lib.remeasure import Outcome
+from tools._lib.measure.alternation import Outcome
+from tools._lib.measure.host_floors import Floors
+from tools._lib.measure.paired import Paired
+from tools._lib.verdict.gate import Gate
 
 COUNT_ROW = "bench_instructions.Instructions.track_instructions('cpu', ('matmul', 'mm'))"
 TIME_ROW = "bench_activation.Silu.time_silu('cpu', 'float32', 'functional')"
@@ -23,7 +23,7 @@ def pairs(ratio: float, count: int = 16, jitter: float = 0.01) -> tuple[tuple, t
     return before, after
 
 
-# What asv records of a row at the head that it measured at the base (tools/_lib/results.py):
+# What asv records of a row at the head that it measured at the base (tools/_lib/asv/results.py):
 # a skip is NaN, a failure None, a row not run is absent, and a value no measurement is 0.
 AT_HEAD = {"skipped": float("nan"), "failed": None, "invalid": 0.0}
 
@@ -50,7 +50,7 @@ class ScriptedGate(Gate):
         self.thresholds: dict[str, float | None] = {}
 
     def recorded(self) -> tuple[dict, dict]:
-        """What asv recorded at the base and at the head, as tools/_lib/results.py reads
+        """What asv recorded at the base and at the head, as tools/_lib/asv/results.py reads
         it: ``(benchmark, params) -> (value, stats, samples)``."""
         base, head = {}, {}
         for label, ratio in {**self.first, **dict.fromkeys(self.at_head, 1.0)}.items():

@@ -15,8 +15,8 @@ import pytest
 from benchmarks._harness import allocator
 from benchmarks._names import ALLOCATOR_ENV, ALLOCATORS
 from tests.support import REPO_ROOT
-from tools._lib.asv_run import JEMALLOC_CONF, JEMALLOC_LIBRARY, allocator_environment
-from tools._lib.cli import BadInput
+from tools._lib.asv.run import JEMALLOC_CONF, JEMALLOC_LIBRARY, allocator_environment
+from tools._lib.base.cli import BadInput
 
 # Run in a fresh process: which malloc serves it is fixed when it starts.
 REPORT = """

@@ -11,7 +11,7 @@ import sys
 import time
 
 from tests.support import REPO_ROOT
-from tools._lib import antagonist
+from tools._lib.measure import antagonist
 
 
 def spells(shares: list[float]) -> list[int]:
@@ -64,7 +64,16 @@ def test_its_processes_end_with_the_block(monkeypatch):
 def test_a_burner_ends_by_itself_at_its_deadline():
     now = time.time()
     done = subprocess.run(
-        [sys.executable, "-m", "tools._lib.antagonist", "burn", "0", "5", str(now), str(now + 1.0)],
+        [
+            sys.executable,
+            "-m",
+            "tools._lib.measure.antagonist",
+            "burn",
+            "0",
+            "5",
+            str(now),
+            str(now + 1.0),
+        ],
         cwd=REPO_ROOT,
         timeout=30,
     )

@@ -9,9 +9,9 @@ import pytest
 
 from tests.support.project_repo import ProjectRepo, isolated_env
 from tests.support.scripted_gate import TIME_ROW, pairs
-from tools._lib import bisection
-from tools._lib.bisection import Bisection
-from tools._lib.paired import Paired
+from tools._lib.measure.paired import Paired
+from tools._lib.triage import bisection
+from tools._lib.triage.bisection import Bisection
 
 
 @pytest.fixture

@@ -17,14 +17,14 @@ import pytest
 from tests.support import REPO_ROOT
 from tests.support.project_repo import ProjectRepo, isolated_env
 from tools import nightly
-from tools._lib import bisection as bisect
-from tools._lib import site
-from tools._lib.cli import LOG_DIR_ENV, ToolError, run_main
-from tools._lib.machines import register_machine
-from tools._lib.manifest import write_manifest
-from tools._lib.releases import Release
-from tools._lib.results import machine_result_files
-from tools._lib.suites import discovered_units
+from tools._lib.asv.machines import register_machine
+from tools._lib.asv.matrix import Release
+from tools._lib.asv.results import machine_result_files
+from tools._lib.asv.suites import discovered_units
+from tools._lib.asv.torch_builds import write_manifest
+from tools._lib.base.cli import LOG_DIR_ENV, ToolError, run_main
+from tools._lib.store import site
+from tools._lib.triage import bisection as bisect
 
 
 @pytest.fixture
@@ -229,7 +229,7 @@ CI_SCRIPTS = [
     "pr_comment",
     "studies.noise_study",
     "studies.estimates",
-    "studies.antagonist",
+    "studies.antagonist_alone",
     "studies.timer_crosscheck",
     "studies.detection_power",
     "studies.gpu_check",

@@ -1,4 +1,4 @@
-"""The exit-status contract's logs (tools/_lib/cli.py): a traceback goes to a folder of this
+"""The exit-status contract's logs (tools/_lib/base/cli.py): a traceback goes to a folder of this
 user's own, never to one another user made or a link planted in its place."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tools._lib import cli
+from tools._lib.base import cli
 
 
 @pytest.fixture

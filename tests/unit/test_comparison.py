@@ -16,13 +16,13 @@ from benchmarks._harness import twins
 from benchmarks._shapes import NLP, product
 from tests.support import REPO_ROOT
 from tests.support.scripted_gate import COUNT_ROW, OTHER_ROW, TIME_ROW, ScriptedGate, pairs
-from tools._lib import workers
-from tools._lib.asv_run import asv_environment, bench_selection, split_bench_selection
-from tools._lib.cli import Status
-from tools._lib.comparison import Row, compare
-from tools._lib.gate import with_default_selection
-from tools._lib.gate_report import summary
-from tools._lib.paired import Paired, median_interval
+from tools._lib.asv.run import asv_environment, bench_selection, split_bench_selection
+from tools._lib.base.cli import Status
+from tools._lib.measure import workers
+from tools._lib.measure.comparison import Row, compare
+from tools._lib.measure.paired import Paired, median_interval
+from tools._lib.verdict.gate import with_default_selection
+from tools._lib.verdict.gate_report import summary
 
 
 def row(name: str, unit: str, before: float, after: float, params: str = "('cpu',)") -> Row:
@@ -185,7 +185,7 @@ def drifting_host(seed: int, blocks: int) -> list[float]:
 
 def alternated(seed: int, slowdown: float, pairs_: int = 16) -> Paired:
     """Pairs taken ABBA on the drifting host, the halves of a pair adjacent blocks, and as
-    many again when undecided, as tools/_lib/remeasure.py takes them."""
+    many again when undecided, as tools/_lib/measure/alternation.py takes them."""
     host = drifting_host(seed, 4 * pairs_)
     before, after = [], []
     for i in range(2 * pairs_):
@@ -207,7 +207,7 @@ def test_under_a_one_sided_drift_a_slowdown_is_found_and_a_no_op_is_not_flagged(
 
 
 class CarriedOver:
-    """Two sides timed by tools/_lib/workers.alternate on a host where a block that follows
+    """Two sides timed by tools/_lib/measure/workers.alternate on a host where a block that follows
     one of the other process (or the row's setup) costs ``penalty`` times one that follows
     its own: 2x for a 48 MiB ``zeros`` on a 480 MiB-L3 Xeon host."""
 

@@ -11,10 +11,10 @@ import sys
 import pytest
 
 from tests.support import REPO_ROOT
-from tools._lib.cli import BadInput
-from tools._lib.floors import Floors, no_floors, read_floors, write_floors
-from tools._lib.no_op_floors import MIN_FLOOR, floor_of, samples_of
-from tools._lib.paired import Paired
+from tools._lib.base.cli import BadInput
+from tools._lib.measure.host_floors import Floors, no_floors, read_floors, write_floors
+from tools._lib.measure.no_op_floors import MIN_FLOOR, floor_of, samples_of
+from tools._lib.measure.paired import Paired
 from tools.floors import TIMED
 
 ROW = "bench_a.A.time_x('cpu',)"

@@ -1,14 +1,14 @@
-"""The PR gate's rule, no verdict without a measurement (tools/_lib/gate.py), on scripted asv
-records: a row measured at the base and not at the head fails the gate and is named, and a
-gate that compared nothing does not pass."""
+"""The PR gate's rule, no verdict without a measurement (tools/_lib/verdict/gate.py), on
+scripted asv records: a row measured at the base and not at the head fails the gate and is
+named, and a gate that compared nothing does not pass."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.support.scripted_gate import OTHER_ROW, TIME_ROW, ScriptedGate
-from tools._lib.cli import Status
-from tools._lib.gate_report import summary
+from tools._lib.base.cli import Status
+from tools._lib.verdict.gate_report import summary
 
 
 @pytest.mark.parametrize("state", ["skipped", "failed", "absent", "invalid"])

@@ -1,5 +1,5 @@
 """The two scripts that talk to GitHub, run for real against a local stand-in of its REST
-API (tests/github_standin.py) reached through the workflow's own variables: filing the
+API (tests/support/github_standin.py) reached through the workflow's own variables: filing the
 triage's regressions as issues, and the PR gate's comment."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from tests.support import REPO_ROOT
 from tests.support.gate_verdict import verdict
 from tests.support.github_standin import TOKEN, github_standin
-from tools._lib.verdict_text import VERDICTS
+from tools._lib.verdict.markdown import VERDICTS
 
 SHA = "a" * 40
 

@@ -12,8 +12,7 @@ import pytest
 import torch
 
 from tests.support import REPO_ROOT
-from tools._lib import asv_check
-from tools.studies import gpu_check
+from tools.studies import asv_check, gpu_check
 
 
 def test_the_asv_check_fails_when_a_row_is_not_measured():

@@ -22,12 +22,12 @@ from tests.support.gate_verdict import verdict
 from tests.support.github_standin import github_standin
 from tests.support.project_repo import ProjectRepo, isolated_env
 from tests.support.results_world import World, make_outbox, new_result, nightly, refused
-from tools._lib import results_branch
-from tools._lib.cli import ExternalFailure
-from tools._lib.git import git, subject_and_author
-from tools._lib.outbox import Outbox
-from tools._lib.record import Finding, Regression, State, Step
-from tools._lib.results_branch import ResultsBranch
+from tools._lib.base.cli import ExternalFailure
+from tools._lib.base.git import git, subject_and_author
+from tools._lib.store import branch
+from tools._lib.store.branch import ResultsBranch
+from tools._lib.store.outbox import Outbox
+from tools._lib.triage.record import Finding, Regression, State, Step
 
 MARKER = "<!-- tensorops-regression: {} -->"
 ROW = "bench_a.A.time_x('cpu',)"
@@ -80,7 +80,7 @@ def test_1_a_marker_in_a_body_cannot_steer_another_regressions_issue(tmp_path):
 def test_1_outside_text_reaches_an_issue_as_data(tmp_path):
     """A subject and an author go into the issue as code spans: no marker, mention, link
     or HTML of theirs is read as such."""
-    from tools._lib.issue_text import issue_body
+    from tools._lib.triage.issue_text import issue_body
 
     repo = ProjectRepo(tmp_path / "repo", isolated_env(tmp_path / "home"))
     repo.path.mkdir()
@@ -146,7 +146,7 @@ def test_2_a_replayed_old_outbox_never_overwrites_newer_files(world):
 
 
 def test_2_each_machine_keeps_its_own_triage_file(tmp_path):
-    from tools._lib.triage_store import TriageStore
+    from tools._lib.triage.records import TriageStore
 
     class Branch:
         saved: list[str] = []
@@ -199,8 +199,8 @@ def test_3_a_night_whose_benchmark_failed_is_still_triaged(tmp_path):
 
 
 def test_4_a_row_that_cannot_be_measured_again_is_not_taken_as_recovered(monkeypatch):
-    from tools._lib import investigation
-    from tools._lib.floors import no_floors
+    from tools._lib.measure.host_floors import no_floors
+    from tools._lib.triage import investigation
 
     step = Step("gpu", "b.B.time_x", "('cuda',)", "seconds", "a" * 40, "b" * 40, 1.0, 2.0, 0.1)
     record = Regression(step, Finding.CONFIRMED, "measured", "a" * 40, "b" * 40, 0, 1.0, 2.0)
@@ -257,7 +257,7 @@ def test_6_a_full_disk_never_leaves_half_a_file_in_an_outbox(tmp_path):
     script = (
         "import resource, signal, sys\n"
         "from pathlib import Path\n"
-        "from tools._lib.outbox import Outbox\n"
+        "from tools._lib.store.outbox import Outbox\n"
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit: EFBIG\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
         "box = Outbox(Path(sys.argv[1]))\n"
@@ -299,13 +299,13 @@ def test_7_the_token_is_in_no_error_line_and_on_no_command_line(world, monkeypat
     monkeypatch.setenv("GITHUB_TOKEN", token)
     world.repo.git("remote", "set-url", "origin", "https://127.0.0.1:1/o/r.git")
     seen = []
-    real = results_branch.subprocess.run
+    real = branch.subprocess.run
 
     def recorded(command, **kwargs):
         seen.append(" ".join(map(str, command)))
         return real(command, **kwargs)
 
-    monkeypatch.setattr("tools._lib.git.subprocess.run", recorded)
+    monkeypatch.setattr("tools._lib.base.git.subprocess.run", recorded)
     with pytest.raises(ExternalFailure) as failed:
         ResultsBranch(world.repo.path).check_out()
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
@@ -398,7 +398,7 @@ def test_12_an_unwritable_log_folder_still_gives_one_line_and_status_3(tmp_path)
     blocked = tmp_path / "a-file"
     blocked.write_text("")
     script = (
-        "from tools._lib.cli import run_main\n"
+        "from tools._lib.base.cli import run_main\n"
         "def broken():\n    raise KeyError('surprise')\n"
         "run_main('probe', broken)\n"
     )
@@ -416,7 +416,7 @@ def test_12_an_unwritable_log_folder_still_gives_one_line_and_status_3(tmp_path)
 
 
 def test_12_the_default_log_folder_is_this_users_own():
-    from tools._lib.cli import log_folder
+    from tools._lib.base.cli import log_folder
 
     assert log_folder().name.endswith(f"-{os.getuid()}")
 
@@ -448,7 +448,7 @@ def test_13_a_pr_json_that_is_not_utf8_is_bad_input(tmp_path):
 
 def test_14_a_triage_keeps_each_record_as_it_is_made_and_a_failing_step_waits(world, monkeypatch):
     from tools import triage
-    from tools._lib.cli import ToolError
+    from tools._lib.base.cli import ToolError
 
     steps = [
         Step("m1", f"b.B.time_{n}", "('cpu',)", "seconds", "a" * 40, "b" * 40, 1.0, 2.0, 0.1)

@@ -183,7 +183,7 @@ def test_a_figure_planted_in_a_shared_temporary_folder_is_never_read(monkeypatch
 def test_the_tools_give_each_asv_run_a_private_calibration_folder_and_remove_it(
     monkeypatch, tmp_path
 ):
-    from tools._lib import asv_run
+    from tools._lib.asv import run as asv_run
 
     seen = {}
 

@@ -140,7 +140,7 @@ def test_the_comment_says_the_pull_requests_own_workflow_measured_it(standin, tm
     standin.pull_files[7] = [
         {"filename": "README.md"},
         {"filename": ".github/workflows/benchmarks-pr.yml"},
-        {"filename": "tools/_lib/gate.py"},
+        {"filename": "tools/_lib/verdict/gate.py"},
     ]
     done = comment(standin, tmp_path, artifact(tmp_path, verdict()))
     assert done.returncode == 0, done.stderr
@@ -148,7 +148,7 @@ def test_the_comment_says_the_pull_requests_own_workflow_measured_it(standin, tm
     body = posted["body"]
     assert "measured by this pull request's own run" in body
     changed = body.split("changes the code that measured it:")[1].split("\n")[0]
-    assert "benchmarks-pr.yml" in changed and "tools/_lib/gate.py" in changed
+    assert "benchmarks-pr.yml" in changed and "tools/_lib/verdict/gate.py" in changed
     assert "README.md" not in changed
 
 

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from tests.support.results_world import World, make_outbox, new_result, refused
-from tools._lib.git import git
-from tools._lib.outbox import Outbox
+from tools._lib.base.git import git
+from tools._lib.store.outbox import Outbox
 
 ROW = "bench_a.A.time_x('cpu',)"
 

@@ -16,17 +16,18 @@ import pytest
 from tests.support import REPO_ROOT
 from tests.support.github_standin import github_standin
 from tools import file_issues
-from tools._lib import release_compare
-from tools._lib.asv_run import with_environment
-from tools._lib.cli import BadInput, Status
-from tools._lib.floors import Floors
-from tools._lib.paired import Paired
-from tools._lib.release_compare import Compared, ReleaseComparison
-from tools._lib.release_report import filing_report, markdown
-from tools._lib.releases import Release, chosen_releases, default_release, releases
-from tools._lib.releases_page import write_releases_page
-from tools._lib.remeasure import Outcome
-from tools._lib.results_tree import check_path, machine_of
+from tools._lib.asv.matrix import Release, chosen_releases, default_release, releases
+from tools._lib.asv.run import with_environment
+from tools._lib.base.cli import BadInput, Status
+from tools._lib.measure.alternation import Outcome
+from tools._lib.measure.host_floors import Floors
+from tools._lib.measure.paired import Paired
+from tools._lib.store.releases_page import write_releases_page
+from tools._lib.store.tree import check_path, machine_of
+from tools._lib.verdict import release_comparison
+from tools._lib.verdict.release_comparison import Compared, ReleaseComparison
+from tools._lib.verdict.release_report import filing_report, markdown
+from tools._lib.verdict.row import Judgement, RowVerdict
 
 OLD_ENV, NEW_ENV = "env-old", "env-new"
 COMMIT = "c" * 40
@@ -157,7 +158,7 @@ def recorded(tmp_path, monkeypatch):
 
     monkeypatch.setattr(comparison, "measure_again", alternated)
     twins = {f"{TIME}('cpu')": f"{COUNT}('cpu')"}
-    monkeypatch.setattr(release_compare, "count_twins", lambda repo: twins)
+    monkeypatch.setattr(release_comparison, "count_twins", lambda repo: twins)
     return comparison, comparison.decide(0), measured_again
 
 
@@ -190,7 +191,7 @@ def test_a_value_that_is_no_measurement_is_named_with_its_release_and_fails(
     old = Release("2.13.0", OLD_ENV, tmp_path / "old")
     new = Release("2.14.1", NEW_ENV, tmp_path / "new")
     comparison = ReleaseComparison(tmp_path, COMMIT, (old, new), "m", 1.15, Floors("h", 0, {}))
-    monkeypatch.setattr(release_compare, "count_twins", lambda repo: {})
+    monkeypatch.setattr(release_comparison, "count_twins", lambda repo: {})
     verdict = comparison.decide(0)
     (row,) = verdict.rows
     release = "torch 2.13.0" if new_value > 0 else "torch 2.14.1"
@@ -200,14 +201,15 @@ def test_a_value_that_is_no_measurement_is_named_with_its_release_and_fails(
 
 
 def test_a_skipped_row_alone_never_makes_a_regression_or_a_recovery():
-    states = [release_compare.state_of(v) for v in ((math.nan,), (1.0,), (None,), None)]
+    states = [release_comparison.state_of(v) for v in ((math.nan,), (1.0,), (None,), None)]
     assert states == ["skipped", "measured", "failed", "absent"]
     names = ("torch a", "torch b")
-    assert release_compare.unavailable(["skipped", "measured"], names) == "n/a under torch a"
-    assert release_compare.unavailable(["skipped", "skipped"], names) == (
+    assert release_comparison.unavailable(["skipped", "measured"], names) == "n/a under torch a"
+    assert release_comparison.unavailable(["skipped", "skipped"], names) == (
         "n/a under torch a and torch b"
     )
-    assert release_compare.status_of(0, [Compared("x", "", "n/a under torch a")]) == Status.OK
+    unavailable = Compared(RowVerdict("x", "", Judgement.UNAVAILABLE, "asv", why="n/a under a"))
+    assert release_comparison.status_of(0, [unavailable]) == Status.OK
 
 
 def test_the_table_the_json_and_the_issues_say_the_same(recorded, tmp_path):
@@ -221,7 +223,7 @@ def test_the_table_the_json_and_the_issues_say_the_same(recorded, tmp_path):
     assert "| build compiler | `GCC 11.2` | `GCC 11.2` |" in table
     assert "| slower | 1.00s | 2.00s | 2.000x (" in table
     assert "| 40.0 → 20.0 |" in table and "| n/a under torch 2.13.0 |" in table
-    report = filing_report(comparison, verdict, ("AMD EPYC", "32 MiB"))
+    report = filing_report(comparison, verdict, ("AMD EPYC", "32 MiB")).to_json()
     assert report["kind"] == "release"
     (opened,) = report["regressions"]  # the timed row; the count is in the table only
     assert opened["key"] == f"release|m|{TIME}('cpu')|2.13.0" and opened["state"] == "open"
@@ -230,13 +232,27 @@ def test_the_table_the_json_and_the_issues_say_the_same(recorded, tmp_path):
 
 def test_a_row_no_longer_slower_closes_its_release_issue(recorded):
     comparison, verdict, _ = recorded
-    calmer = release_compare.ReleaseVerdict(
+    calmer = release_comparison.ReleaseVerdict(
         Status.OK,
-        [Compared(f"{TIME}('cpu')", "seconds", "unchanged", 1.0, 1.0, 1.0, (0.99, 1.01), 1.04)],
+        [
+            Compared(
+                RowVerdict(
+                    f"{TIME}('cpu')",
+                    "seconds",
+                    Judgement.UNCHANGED,
+                    "paired",
+                    before=1.0,
+                    after=1.0,
+                    slowdown=1.0,
+                    interval=(0.99, 1.01),
+                    threshold=1.04,
+                )
+            )
+        ],
     )
-    (closing,) = filing_report(comparison, calmer, ("AMD EPYC", "32 MiB"))["regressions"]
-    opened = filing_report(comparison, verdict, ("AMD EPYC", "32 MiB"))["regressions"][0]
-    assert closing["key"] == opened["key"] and closing["state"] == "resolved"
+    (closing,) = filing_report(comparison, calmer, ("AMD EPYC", "32 MiB")).issues
+    opened = filing_report(comparison, verdict, ("AMD EPYC", "32 MiB")).issues[0]
+    assert closing.key == opened.key and closing.state == "resolved"
     with github_standin() as standin:
         github = file_issues.GitHub(standin.url, "tensorops/tensorops", "standin-token")
         kind = file_issues.KINDS["release"]
@@ -245,7 +261,7 @@ def test_a_row_no_longer_slower_closes_its_release_issue(recorded):
         (issue,) = standin.issues.values()
         assert issue["state"] == "closed"
         assert [label["name"] for label in issue["labels"]] == ["release-regression"]
-        assert issue["body"].rstrip().endswith(f"<!-- tensorops-release: {opened['key']} -->")
+        assert issue["body"].rstrip().endswith(f"<!-- tensorops-release: {opened.key} -->")
         # The triage's kind does not see it: another label, another marker.
         regression = file_issues.KINDS["regression"]
         assert file_issues.filed_issues(github, regression, regression.label) == {}

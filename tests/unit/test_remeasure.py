@@ -12,8 +12,8 @@ import time
 import pytest
 
 from tests.support.probe_workers import FINE, side
-from tools._lib import remeasure, workers
-from tools._lib.remeasure import measure_again
+from tools._lib.measure import alternation, workers
+from tools._lib.measure.alternation import measure_again
 
 
 @pytest.fixture(autouse=True)
@@ -73,9 +73,9 @@ def scripted_rounds(
             timed[label] = workers.Timed([1.0] * len(after), after, "seconds")
         return timed
 
-    monkeypatch.setattr(remeasure, "one_round", one_round)
-    monkeypatch.setattr(remeasure, "FIRST_ROUNDS", 2)
-    monkeypatch.setattr(remeasure, "MAX_ROUNDS", 5)
+    monkeypatch.setattr(alternation, "one_round", one_round)
+    monkeypatch.setattr(alternation, "FIRST_ROUNDS", 2)
+    monkeypatch.setattr(alternation, "MAX_ROUNDS", 5)
     return measured_in
 
 

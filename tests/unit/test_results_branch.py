@@ -24,10 +24,10 @@ from tests.support.results_world import (
     refused,
     results_tree,
 )
-from tools._lib import results_branch
-from tools._lib.cli import ExternalFailure
-from tools._lib.machines import describe_machine
-from tools._lib.results_branch import ResultsBranch
+from tools._lib.asv.machines import describe_machine
+from tools._lib.base.cli import ExternalFailure
+from tools._lib.store import branch as results_branch
+from tools._lib.store.branch import ResultsBranch
 
 
 @pytest.fixture

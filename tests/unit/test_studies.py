@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import REPO_ROOT
-from tools._lib import plants
-from tools._lib.cli import BadInput, ExternalFailure
+from tools._lib.base.cli import BadInput, ExternalFailure
+from tools.studies import plants
 
 SILU_ROW = "bench_activation.Silu.time_silu('cpu', 'float32', (32, 512, 768), 'functional')"
 SILU_COUNT_ROW = (
@@ -100,7 +100,7 @@ def test_the_rows_to_plant_in_cover_the_ops_and_leave_out_generated_variants():
 
 
 def test_suggested_thresholds_cover_the_worst_no_op_change_with_a_margin():
-    from tools._lib.noise_summary import suggested_thresholds
+    from tools.studies.noise_summary import suggested_thresholds
 
     runs = [
         [{"benchmark": "a.A.time_x", "ratio": 1.02}, {"benchmark": "b.B.time_y", "ratio": 0.5}],
@@ -111,8 +111,8 @@ def test_suggested_thresholds_cover_the_worst_no_op_change_with_a_margin():
 
 
 def test_noise_batches_combine_into_one_summary_each_comparison_on_its_own(tmp_path):
-    from tools._lib.noise_summary import per_row, summarize
     from tools.studies import noise_study
+    from tools.studies.noise_summary import per_row, summarize
 
     def run(asv_ratio, paired, track_ratio):
         row = {"benchmark": "a.A.time_x", "params": "('cpu',)", "flagged_at": []}
@@ -147,7 +147,7 @@ def test_each_no_op_run_keeps_the_summary_the_gate_would_post(tmp_path, monkeypa
     from argparse import Namespace
 
     from tests.support.scripted_gate import OTHER_ROW, TIME_ROW, ScriptedGate
-    from tools._lib.no_op_floors import read_samples
+    from tools._lib.measure.no_op_floors import read_samples
     from tools.studies import noise_study
 
     class NoOpGate(ScriptedGate):
@@ -184,7 +184,7 @@ def test_each_no_op_run_keeps_the_summary_the_gate_would_post(tmp_path, monkeypa
 
 def test_the_noise_study_measures_the_gates_rows_less_the_counts():
     from benchmarks._harness import tiers
-    from tools._lib.gate import DEFAULT_TIERS
+    from tools._lib.verdict.gate import DEFAULT_TIERS
     from tools.studies import noise_study
 
     selection = re.compile(noise_study.default_selection(REPO_ROOT))
@@ -371,7 +371,7 @@ def test_process_noise_takes_a_rows_inputs_cold_where_its_class_does():
 
 
 def test_host_speed_reads_each_window_against_the_median_of_all():
-    from tools._lib.noise_summary import window_spread as spread
+    from tools.studies.noise_summary import window_spread as spread
 
     figures = spread([1.0] * 17 + [1.2, 0.5, 0.95])
     assert figures["median_ms"] == 1000.0 and figures["windows"] == 20
@@ -404,8 +404,8 @@ def test_host_speed_times_both_calls_in_windows_and_refuses_a_window_past_the_ru
 def test_the_estimates_study_reads_both_estimates_from_the_samples_floors_wrote(
     tmp_path, monkeypatch
 ):
-    from tools._lib.no_op_floors import read_samples, samples_of
-    from tools._lib.paired import Paired
+    from tools._lib.measure.no_op_floors import read_samples, samples_of
+    from tools._lib.measure.paired import Paired
     from tools.studies import estimates
 
     def placed(label: str, place: float) -> Paired:
@@ -436,7 +436,7 @@ def test_the_estimates_study_reads_both_estimates_from_the_samples_floors_wrote(
 
 
 def test_the_estimates_study_finds_rounds_whose_processes_ran_at_their_own_speed():
-    from tools._lib.paired import Paired
+    from tools._lib.measure.paired import Paired
     from tools.studies import estimates
 
     def rounds(label: str, speeds: list[float]) -> Paired:

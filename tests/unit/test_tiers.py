@@ -17,8 +17,8 @@ from benchmarks._harness.base import OpBenchmark
 from tests.support import REPO_ROOT
 from tests.support.suites import benchmark_classes
 from tools import nightly
-from tools._lib import gate
-from tools._lib.suites import tier_selection
+from tools._lib.asv.suites import tier_selection
+from tools._lib.verdict import gate
 
 
 @pytest.fixture(scope="module")

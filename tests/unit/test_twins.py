@@ -1,7 +1,7 @@
 """The count twins come from the suites' own declarations: every CPU time row of the
 default suite has one, a suite added later gets its own with no benchmark code, and a
 twin is in the pr tier exactly when a pr time row counts on it. No valgrind here: the
-counting itself is tests/test_instruction_counts.py."""
+counting itself is tests/integration/test_instruction_counts.py."""
 
 from __future__ import annotations
 

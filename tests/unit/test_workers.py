@@ -1,4 +1,4 @@
-"""The tools' end of the worker protocol (tools/_lib/workers.py) against real processes: a
+"""The tools' end of the worker protocol (tools/_lib/measure/workers.py) against real processes: a
 worker that answers half a line, a line that is not an answer, two answers at once, a value
 that is no measurement, and a track that hangs; each ends its row with the reason within
 the row's bound, and the comparison goes on."""
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.probe_workers import FINE, side
-from tools._lib.remeasure import measure_again
-from tools._lib.workers import Side, SideFailed, Worker
+from tools._lib.measure.alternation import measure_again
+from tools._lib.measure.workers import Side, SideFailed, Worker
 
 
 @pytest.fixture(autouse=True)

@@ -427,7 +427,7 @@ def test_issues_are_filed_only_for_machines_whose_results_landed(name):
 def test_no_push_waits_in_a_concurrency_group():
     """GitHub keeps one pending job per group and cancels it for the next: a third push
     queued behind a running one would never land its outbox. Pushes race instead, each
-    replaying its files onto the tip another landed (tools/_lib/results_branch.py)."""
+    replaying its files onto the tip another landed (tools/_lib/store/branch.py)."""
     for name, flow in all_workflows().items():
         for job_name, job in flow["jobs"].items():
             if "push_results" in " ".join(s.get("run", "") for s in job.get("steps", [])):

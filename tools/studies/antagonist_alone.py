@@ -1,16 +1,16 @@
 """A noisy host on demand, alone: run one of the antagonist's profiles for a while, to watch
 what it does to anything else on the machine (the studies take ``--noise PROFILE`` to run
-under it themselves; tools/_lib/antagonist.py describes the profiles).
+under it themselves; tools/_lib/measure/antagonist.py describes the profiles).
 
-    python -m tools.studies.antagonist --profile bursty|membw|mixed [--seconds 60] [--seed 0]
+    python -m tools.studies.antagonist_alone --profile bursty|membw|mixed [--seconds 60] [--seed 0]
 """
 
 from __future__ import annotations
 
 import time
 
-from tools._lib.antagonist import PROFILES, noise
-from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.base.cli import ArgumentParser, BadInput, run_main
+from tools._lib.measure.antagonist import PROFILES, noise
 
 
 def main() -> int:
@@ -28,4 +28,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    run_main("antagonist", main)
+    run_main("antagonist_alone", main)

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 from benchmarks._names import ALLOCATOR_ENV
-from tools._lib.asv_run import allocator_environment
-from tools._lib.cli import BadInput
-from tools._lib.suites import REPO_ROOT
+from tools._lib.asv.run import allocator_environment
+from tools._lib.asv.suites import REPO_ROOT
+from tools._lib.base.cli import BadInput
 
 ASV_SELECTION = [
     r"^bench_matmul\.MatMul\.time_matmul\('cuda', 'float32', \(1024, 1024, 1024\), 'mm'\)$",

@@ -20,8 +20,8 @@ import subprocess
 import sys
 import time
 
-from tools._lib.asv_run import with_environment
-from tools._lib.git import repo_root
+from tools._lib.asv.run import with_environment
+from tools._lib.base.git import repo_root
 
 COMMIT_LINE = re.compile(r"For tensorops commit (\w+)")
 

@@ -18,7 +18,7 @@ import json
 import time
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.base.cli import ArgumentParser, BadInput, run_main
 
 
 def compiled_cost(count_cases) -> dict:

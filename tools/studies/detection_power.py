@@ -17,13 +17,13 @@ by its ``@variant`` decorator), sized from the row's own cost:
   forward, is scaled by the step's time over the forward's, measured first);
 - ``instructions`` (default 1.02): straight-line statements worth ``slowdown - 1`` of the
   case's instruction count, both counts callgrind's (the gate counts the selected row's
-  case only: tools/_lib/asv_run.bench_selection).
+  case only: tools/_lib/asv/run.bench_selection).
 
 Per try: the PR gate from the base to the plant (a hit if it fails), the gate from the base
 to the no-op (a false alarm if it fails), each with asv's first-pass ratio and the paired
 slowdown beside its verdict, and ``asv find`` over the seven commits (a hit if it names the
 plant; unless ``--no-find``). ``--floors`` judges at a machine's floors on this host, as the
-gate does; ``--noise`` runs the whole study under an antagonist (tools/_lib/antagonist.py).
+gate does; ``--noise`` runs the whole study under an antagonist (tools/_lib/measure/antagonist.py).
 """
 
 from __future__ import annotations
@@ -35,9 +35,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from tools._lib.antagonist import PROFILES, noise
-from tools._lib.asv_run import asv
-from tools._lib.cli import (
+from tools._lib.asv.machines import register_machine, this_host
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.asv.run import asv
+from tools._lib.asv.suites import REPO_ROOT
+from tools._lib.base.cli import (
     ArgumentParser,
     BadInput,
     ExternalFailure,
@@ -45,14 +47,12 @@ from tools._lib.cli import (
     add_judging,
     run_main,
 )
-from tools._lib.comparison import row_selection
-from tools._lib.floors import Floors, no_floors, read_floors
-from tools._lib.gate import DEFAULT_FACTOR, Gate
-from tools._lib.git import git
-from tools._lib.machines import register_machine, this_host
-from tools._lib.plants import Row, count_rows, planter, time_rows
-from tools._lib.results import RESULTS_DIR
-from tools._lib.suites import REPO_ROOT
+from tools._lib.base.git import git
+from tools._lib.measure.antagonist import PROFILES, noise
+from tools._lib.measure.comparison import row_selection
+from tools._lib.measure.host_floors import Floors, no_floors, read_floors
+from tools._lib.verdict.gate import DEFAULT_FACTOR, Gate
+from tools.studies.plants import Row, count_rows, planter, time_rows
 
 MACHINE = "detection-power"
 DEFAULTS = {"time": 1.3, "instructions": 1.02}

@@ -17,9 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-from tools._lib.antagonist import PROFILES, noise
-from tools._lib.cli import ArgumentParser, BadInput, run_main
-from tools._lib.noise_summary import window_spread as spread
+from tools._lib.base.cli import ArgumentParser, BadInput, run_main
+from tools._lib.measure.antagonist import PROFILES, noise
+from tools.studies.noise_summary import window_spread as spread
 
 
 def side(core: int, started: float, seconds: float, window: float) -> list[float]:

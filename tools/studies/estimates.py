@@ -1,9 +1,9 @@
 """Paired estimates on the same no-op samples: the median of the pairs' ratios as they
 were taken; with each pair's place in the ABBA order taken out (what the comparison uses:
-tools/_lib/paired.Paired); and the median of the rounds' own reads (each process pair
+tools/_lib/measure/paired.Paired); and the median of the rounds' own reads (each process pair
 one vote, a candidate for rows whose speed is set per process). Per estimate and run, the
 time rows' no-op slowdowns (median, 95th percentile, max), then the floors each gives
-(tools/_lib/floors.py) and how often a run left out of them reads past them. Last, how
+(tools/_lib/measure/host_floors.py) and how often a run left out of them reads past them. Last, how
 often a round's own read lies outside the pooled interval: the pooled interval counts
 every pair as independent, which a round whose processes run at their own speed is not.
 
@@ -18,10 +18,12 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from tools._lib.cli import ArgumentParser, run_main
-from tools._lib.comparison import slowdown
-from tools._lib.no_op_floors import floor_of, read_samples
-from tools._lib.paired import Paired
+import numpy
+
+from tools._lib.base.cli import ArgumentParser, run_main
+from tools._lib.measure.comparison import slowdown
+from tools._lib.measure.no_op_floors import floor_of, read_samples
+from tools._lib.measure.paired import Paired
 
 
 def as_taken(paired: Paired) -> float:
@@ -58,8 +60,8 @@ def rounds_outside(runs: list[dict[str, Paired]]) -> dict[str, int]:
 
 
 def quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[round(q * (len(ordered) - 1))]
+    """The value nearest the ``q`` quantile (numpy's "nearest" rank)."""
+    return float(numpy.quantile(values, q, method="nearest"))
 
 
 def one_estimate(runs: list[dict[str, Paired]], estimate) -> dict:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-from tools._lib.asv_check import check_asv
+from tools.studies.asv_check import check_asv
 
 NLP = (32, 512, 768)
 # (op, variant, shape, dtype, layout): ops of 1 ms or more on an H200 in float32.

@@ -22,9 +22,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tools._lib.antagonist import PROFILES, noise
-from tools._lib.cli import ArgumentParser, BadInput, run_main
-from tools._lib.noise_summary import OFF_BY, window_spread
+from tools._lib.base.cli import ArgumentParser, BadInput, run_main
+from tools._lib.measure.antagonist import PROFILES, noise
+from tools.studies.noise_summary import OFF_BY, window_spread
 
 MM_SIZE = 512
 COPY_BYTES = 64 * 2**20

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from tools._lib.cli import ArgumentParser, BadInput, run_main
+from tools._lib.base.cli import ArgumentParser, BadInput, run_main
 
 
 def late_faults(rows, calls: int) -> dict[str, list[int]]:
@@ -54,7 +54,7 @@ def main() -> int:
     except re.error as error:
         raise BadInput(f"--rows {args.rows!r} is not a valid regex: {error}") from None
     from benchmarks._harness import warmup
-    from tools._lib.plants import time_rows
+    from tools.studies.plants import time_rows
 
     if args.quiet_calls is not None:
         warmup.QUIET_CALLS = args.quiet_calls

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools._lib.suites import REPO_ROOT
+from tools._lib.asv.suites import REPO_ROOT
 
 NOOP_SUITE = """
 import torch  # the real suites import torch; so must the probe

@@ -12,7 +12,7 @@ not judged here among them). Every failing verdict is a false alarm.
 
 By default it measures what the gate measures (the ``pr`` tier) less the instruction
 counts, which are deterministic. ``--rows REGEX`` narrows the rows (their ``name(params)``
-from the start); ``--noise PROFILE`` runs it under an antagonist (tools/_lib/antagonist.py);
+from the start); ``--noise PROFILE`` runs it under an antagonist (tools/_lib/measure/antagonist.py);
 runs made in batches hours apart are summarized together with ``--combine``. ``--samples``
 also writes each run's pairs as ``tools.floors --samples`` does, so the same no-op runs can
 give this host its floors (``tools.floors --from-samples``) where a session has no time to
@@ -30,17 +30,17 @@ import re
 import tempfile
 from pathlib import Path
 
-from tools._lib.antagonist import PROFILES, noise
-from tools._lib.cli import BadInput, ExternalFailure, add_judging, command_parser, run_main
-from tools._lib.floors import no_floors, read_floors
-from tools._lib.gate import DEFAULT_FACTOR, DEFAULT_TIERS, Gate
-from tools._lib.gate_report import summary
-from tools._lib.git import git
-from tools._lib.machines import register_machine, this_host
-from tools._lib.no_op_floors import samples_of
-from tools._lib.noise_summary import FACTORS, summarize
-from tools._lib.results import RESULTS_DIR
-from tools._lib.suites import REPO_ROOT, tier_selection
+from tools._lib.asv.machines import register_machine, this_host
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.asv.suites import REPO_ROOT, tier_selection
+from tools._lib.base.cli import BadInput, ExternalFailure, add_judging, command_parser, run_main
+from tools._lib.base.git import git
+from tools._lib.measure.antagonist import PROFILES, noise
+from tools._lib.measure.host_floors import no_floors, read_floors
+from tools._lib.measure.no_op_floors import samples_of
+from tools._lib.verdict.gate import DEFAULT_FACTOR, DEFAULT_TIERS, Gate
+from tools._lib.verdict.gate_report import summary
+from tools.studies.noise_summary import FACTORS, summarize
 
 MACHINE = "noise-study"
 ASV_ROUNDS = 2  # asv's default rounds, interleaved: the comparison before the alternation

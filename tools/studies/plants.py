@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.cli import BadInput
+from tools._lib.base.cli import BadInput
 
 # The instruction plant: straight-line statements, each the same two bytecodes, so N of
 # them cost N times one, with no fixed cost (a loop's setup alone, about a thousand

@@ -34,9 +34,9 @@ import tempfile
 from pathlib import Path
 
 from benchmarks._names import ALLOCATOR_ENV
-from tools._lib.asv_run import allocator_environment
-from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, run_main
-from tools._lib.suites import REPO_ROOT
+from tools._lib.asv.run import allocator_environment
+from tools._lib.asv.suites import REPO_ROOT
+from tools._lib.base.cli import ArgumentParser, BadInput, ExternalFailure, run_main
 
 # The rows whose processes spread most before jemalloc and the cold inputs
 # (docs/explanation/measurement.md, "The allocator").
@@ -123,7 +123,7 @@ TCMALLOC_LIBRARY = "libtcmalloc_minimal.so.4"
 
 def nightly_row(case: str):
     """The default suite's CPU time row of ``OP/VARIANT/DTYPE`` (its first shape)."""
-    from tools._lib.plants import time_rows
+    from tools.studies.plants import time_rows
 
     try:
         op, variant, dtype = case.split("/")

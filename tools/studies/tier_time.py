@@ -16,13 +16,13 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from tools._lib.asv_run import asv
-from tools._lib.cli import ArgumentParser, ExternalFailure, run_main
-from tools._lib.git import repo_root, resolve_commit
-from tools._lib.machines import register_machine
-from tools._lib.releases import default_release
-from tools._lib.results import RESULTS_DIR, machine_result_files
-from tools._lib.suites import tier_selection
+from tools._lib.asv.machines import register_machine
+from tools._lib.asv.matrix import default_release
+from tools._lib.asv.results import RESULTS_DIR, machine_result_files
+from tools._lib.asv.run import asv
+from tools._lib.asv.suites import tier_selection
+from tools._lib.base.cli import ArgumentParser, ExternalFailure, run_main
+from tools._lib.base.git import repo_root, resolve_commit
 
 # The keys of asv's durations that are not benchmarks: the build, and each setup_cache.
 NOT_BENCHMARKS = ("<build>", "<setup_cache")

@@ -25,11 +25,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.asv_run import asv
-from tools._lib.cli import ArgumentParser, BadInput, ExternalFailure, run_main
-from tools._lib.git import git
-from tools._lib.machines import register_machine
-from tools._lib.results import RESULTS_DIR
+from tools._lib.asv.machines import register_machine
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.asv.run import asv
+from tools._lib.base.cli import ArgumentParser, BadInput, ExternalFailure, run_main
+from tools._lib.base.git import git
 
 MACHINE = "timer-crosscheck"
 

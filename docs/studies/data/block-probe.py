@@ -11,9 +11,9 @@ import statistics
 import sys
 from pathlib import Path
 
-from tools._lib import workers
-from tools._lib.git import resolve_commit
-from tools._lib.remeasure import PAIRS, ROW_SECONDS, commit_library, default_python
+from tools._lib.base.git import resolve_commit
+from tools._lib.measure import workers
+from tools._lib.measure.alternation import PAIRS, ROW_SECONDS, commit_library, default_python
 
 rows = []
 timed_blocks, hear = workers.alternate, workers.RowOnSides.hear

@@ -1,5 +1,5 @@
 """A row's blocks sized from the ready call (one call right after setup: the comparison as
-it is, tools/_lib/workers.measure_row) or from the pair of blocks not kept (``warm``,
+it is, tools/_lib/measure/workers.measure_row) or from the pair of blocks not kept (``warm``,
 below): no-op comparisons of the same rows both ways, run by run in turns (which goes
 first alternates), in one process on one host. Run in a clone whose HEAD~1 and HEAD have
 the same library and whose .asv holds the default environment (a no-op gate's clone),
@@ -17,10 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from tools._lib import remeasure, workers
-from tools._lib.git import resolve_commit
-from tools._lib.no_op_floors import floor_of, samples_of, spread
-from tools._lib.workers import BLOCK_SECONDS, BLOCK_SLACK_SECONDS, SideFailed
+from tools._lib.base.git import resolve_commit
+from tools._lib.measure import alternation, workers
+from tools._lib.measure.no_op_floors import floor_of, samples_of, spread
+from tools._lib.measure.workers import BLOCK_SECONDS, BLOCK_SLACK_SECONDS, SideFailed
 
 numbers: dict[str, list[int]] = {}
 
@@ -83,14 +83,14 @@ sizings = {"ready": measure_row_ready, "warm": measure_row_warm}
 found: dict[str, list[dict]] = {name: [] for name in sizings}
 blocks: dict[str, dict[str, list[int]]] = {name: {} for name in sizings}
 base, head = resolve_commit("HEAD~1", repo), resolve_commit("HEAD", repo)
-with remeasure.commit_library(repo, base) as old, remeasure.commit_library(repo, head) as new:
-    python = remeasure.default_python(repo)
+with alternation.commit_library(repo, base) as old, alternation.commit_library(repo, head) as new:
+    python = alternation.default_python(repo)
     sides = (workers.Side(base[:12], python, old), workers.Side(head[:12], python, new))
     for run in range(runs):
         for name in list(sizings) if run % 2 == 0 else list(sizings)[::-1]:
             numbers.clear()
-            remeasure.measure_row = sizings[name]
-            outcomes = remeasure.measure_again(repo, sides, labels)
+            alternation.measure_row = sizings[name]
+            outcomes = alternation.measure_again(repo, sides, labels)
             found[name].append({k: o.paired for k, o in outcomes.items() if o.paired})
             for label, counts in numbers.items():
                 blocks[name].setdefault(label, []).extend(counts)

@@ -10,8 +10,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from tools._lib.no_op_floors import floor_of, read_samples
-from tools._lib.paired import Paired
+from tools._lib.measure.no_op_floors import floor_of, read_samples
+from tools._lib.measure.paired import Paired
 
 
 def first(paired: Paired, rounds: int) -> Paired:

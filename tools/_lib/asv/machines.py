@@ -7,7 +7,7 @@ import platform
 import shutil
 import subprocess
 
-from tools._lib.cli import BadInput
+from tools._lib.base.cli import BadInput
 
 
 def register_machine(name: str) -> None:

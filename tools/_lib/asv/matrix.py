@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.cli import BadInput
+from tools._lib.base.cli import BadInput
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import itertools
 import json
 from pathlib import Path
 
-from tools._lib.cli import BadInput
+from tools._lib.base.cli import BadInput
 
 RESULTS_DIR = Path(".asv") / "results"  # asv.conf.json's results_dir, from the repo root
 

@@ -23,8 +23,8 @@ from benchmarks._names import (
     DEFAULT_ALLOCATOR,
     SELECTION_ENV,
 )
-from tools._lib.cli import BadInput, ExternalFailure
-from tools._lib.releases import Release, default_release
+from tools._lib.asv.matrix import Release, default_release
+from tools._lib.base.cli import BadInput, ExternalFailure
 
 JEMALLOC_LIBRARY = "libjemalloc.so.2"
 # Where tools/dev.sh unpacks jemalloc for a user who cannot install packages.

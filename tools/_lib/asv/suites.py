@@ -74,4 +74,4 @@ def count_twins(repo: Path) -> dict[str, str]:
 
 
 # The checkout these tools run from: the studies clone it.
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]  # tools/_lib/asv/suites.py

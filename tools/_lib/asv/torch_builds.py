@@ -12,8 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tools._lib.releases import Release
-from tools._lib.results import RESULTS_DIR
+from tools._lib.asv.matrix import Release
+from tools._lib.asv.results import RESULTS_DIR
 
 MANIFEST = "manifest.txt"  # not *.json: asv would try to load it as a result file
 SECTION = re.compile(r"^\[([^\]\n]+)\]$", re.M)

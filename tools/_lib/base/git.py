@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from tools._lib.cli import BadInput, ExternalFailure, one_line
+from tools._lib.base.cli import BadInput, ExternalFailure, one_line
 
 
 def git(

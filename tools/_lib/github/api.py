@@ -18,7 +18,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
-from tools._lib.cli import BadInput, ExternalFailure
+from tools._lib.base.cli import BadInput, ExternalFailure
 
 TIMEOUT_SECONDS = 30
 

@@ -9,12 +9,12 @@ commit's library; benchmarks/_harness/worker.py) and the two take turns on one c
 block of calls each, in ABBA order, so both halves of a pair meet the same host, in rounds
 of fresh process pairs, more where the rounds disagree; the verdict is the median of the
 pooled pairs' ratios, each with its place in the ABBA order taken out
-(tools/_lib/paired.Paired). The evidence: docs/explanation/comparison.md. asv still
+(tools/_lib/measure/paired.Paired). The evidence: docs/explanation/comparison.md. asv still
 records both sides' results where a caller wants history (the gate's first pass); this
 adds what asv cannot do, and writes nothing.
 
 Nothing waits forever: a side that dies, hangs past its timeout or skips a row ends that
-row with the reason (tools/_lib/workers.py), and the next row starts a new worker.
+row with the reason (tools/_lib/measure/workers.py), and the next row starts a new worker.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.cli import ExternalFailure
-from tools._lib.git import git
-from tools._lib.paired import Paired
-from tools._lib.releases import default_release
-from tools._lib.workers import (
+from tools._lib.asv.matrix import default_release
+from tools._lib.base.cli import ExternalFailure
+from tools._lib.base.git import git
+from tools._lib.measure.paired import Paired
+from tools._lib.measure.workers import (
     SETUP_SECONDS,
     RowOnSides,
     Side,
@@ -44,7 +44,7 @@ from tools._lib.workers import (
 # Every row is measured in at least FIRST_ROUNDS rounds, each by a fresh pair of worker
 # processes: one process pair can be a few per cent apart on identical code for as long as
 # the pair lives (where its memory landed). Two rounds that agree have met no such pair; a
-# row whose rounds disagree (tools/_lib/paired.Paired.rounds_disagree), is undecided,
+# row whose rounds disagree (tools/_lib/measure/paired.Paired.rounds_disagree), is undecided,
 # or is unsettled at its threshold gets one more round at a time, up to MAX_ROUNDS, and the
 # median of the pooled pairs discards the stray rounds (docs/explanation/comparison.md,
 # "Processes"). Most rows agree in two, so the rounds go where the host needs them.

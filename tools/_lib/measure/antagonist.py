@@ -1,7 +1,7 @@
 """A noisy host on demand: processes that steal the benchmark cores or the memory bandwidth
 the way a busy shared host does, seeded and bounded in time, so every noise and power claim
 can be checked on any machine, a quiet one included (``--noise PROFILE`` on the studies;
-``python -m tools.studies.antagonist`` alone).
+``python -m tools.studies.antagonist_alone`` alone).
 
 - ``bursty``: a process per core, at the benchmarks' priority, all on one schedule drawn
   from the seed (so a benchmark cannot escape to an idle core). Time runs in quarter-second
@@ -101,7 +101,7 @@ def stream_memory(seed: int, deadline: float) -> None:
 
 
 def start(profile: Profile, seed: int, seconds: float) -> list[subprocess.Popen]:
-    """The profile's processes, each a ``python -m tools._lib.antagonist`` of its own (so
+    """The profile's processes, each a ``python -m tools._lib.measure.antagonist`` of its own (so
     nothing of the caller's process is copied into them)."""
     started = time.time()
     deadline = started + seconds
@@ -112,10 +112,10 @@ def start(profile: Profile, seed: int, seconds: float) -> list[subprocess.Popen]
         ]
     if profile.streams_memory:
         jobs.append(["stream", seed * 1000 + 999, deadline])
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]  # the repository, where tools is a package
     return [
         subprocess.Popen(
-            [sys.executable, "-m", "tools._lib.antagonist", *map(str, job)],
+            [sys.executable, "-m", "tools._lib.measure.antagonist", *map(str, job)],
             cwd=root,
             start_new_session=True,
             stdin=subprocess.DEVNULL,

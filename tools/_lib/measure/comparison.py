@@ -1,6 +1,6 @@
 """What "slower" means, in one place: the ratio of two values of a row read the right way
 round for its unit, and asv's rule for two commits' recorded results (``Row``); the paired
-estimate of two sides measured by alternation builds on it (tools/_lib/paired.py).
+estimate of two sides measured by alternation builds on it (tools/_lib/measure/paired.py).
 
 asv reads every value as lower-is-better; for rates (GFLOP/s, GB/s) and shares of the
 machine's peak (% of peak) a fall is the slowdown. Instruction counts are deterministic and
@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks._names import COUNT_UNIT
-from tools._lib.results import benchmark_units, commit_rows
+from tools._lib.asv.private import is_result_better
+from tools._lib.asv.results import benchmark_units, commit_rows
 
 # Ten no-op comparisons of a count (two builds of the same code, each counted in its own
 # process) differed by at most 0.05%; a rise of more than 1% is a change in the code run
@@ -104,34 +105,22 @@ class Row:
     def slowdown(self) -> float:
         return slowdown(self.before, self.after, self.unit)
 
-    @property
-    def before_value(self) -> float:
-        return self.before
-
-    @property
-    def after_value(self) -> float:
-        return self.after
-
     def slower(self, factor: float) -> bool:
         """Worse beyond ``factor`` and significantly so, by asv's rule (the rule of
         ``asv compare`` and ``asv continuous``), turned round for rates."""
-        from asv.commands.compare import _is_result_better  # private in asv 0.6.6
-
         if higher_is_better(self.unit):
-            return _is_result_better(
+            return is_result_better(
                 self.after, self.before, self.after_stats, self.before_stats, factor
             )
-        return _is_result_better(
+        return is_result_better(
             self.before, self.after, self.before_stats, self.after_stats, factor
         )
 
     def changed(self, factor: float) -> bool:
         """Beyond ``factor`` in either direction, significantly."""
-        from asv.commands.compare import _is_result_better
-
-        return _is_result_better(
+        return is_result_better(
             self.before, self.after, self.before_stats, self.after_stats, factor
-        ) or _is_result_better(self.after, self.before, self.after_stats, self.before_stats, factor)
+        ) or is_result_better(self.after, self.before, self.after_stats, self.before_stats, factor)
 
 
 @dataclass(frozen=True)
@@ -178,7 +167,7 @@ def state_of(recorded: tuple | None) -> str:
 
 
 def match_rows(old: dict, new: dict, units: dict[str, str]) -> tuple[list[Row], list[Unmatched]]:
-    """Two sides' records (tools/_lib/results.commit_rows) as the rows measured at both
+    """Two sides' records (tools/_lib/asv/results.commit_rows) as the rows measured at both
     and the rows that were not, each with what each side recorded."""
     rows, unmatched = [], []
     for name, params in sorted(set(old) | set(new)):

@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 
 from benchmarks._names import CALLGRIND_DIR, kept_functions
-from tools._lib.comparison import is_count
-from tools._lib.releases import default_release
-from tools._lib.remeasure import profile_pair, profile_side
-from tools._lib.text import cell, code
-from tools._lib.workers import Side
+from tools._lib.asv.matrix import default_release
+from tools._lib.base.text import cell, code
+from tools._lib.measure.alternation import profile_pair, profile_side
+from tools._lib.measure.comparison import is_count
+from tools._lib.measure.workers import Side
 
 PROFILED_CALLS = 5
 PROFILE_ROWS = 12

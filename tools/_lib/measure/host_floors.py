@@ -13,18 +13,18 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.cli import BadInput
+from tools._lib.base.cli import BadInput
 
 FLOORS_FILE = "floors.json"
-# The paired estimate the floors were measured with (tools/_lib/paired.Paired and the
-# rounds of tools/_lib/remeasure.py): 3 takes two rounds and more while they disagree, 2
+# The paired estimate the floors were measured with (tools/_lib/measure/paired.Paired and the
+# rounds of tools/_lib/measure/alternation.py): 3 takes two rounds and more while they disagree, 2
 # took three rounds, 1 did not take each pair's place in the ABBA order out. Floors of
 # another estimate say nothing of this one's spread, so a host that has only those is
 # judged at the factor.
 ESTIMATOR = 3
 # A floor is the slowdown a row is called slower beyond: above 1 (at 1 a no-op's noise is
 # a change; below it every no-op fails), and at most MAX_FLOOR (no host's no-ops stray
-# that far: tools/_lib/no_op_floors.floor_of stops there, so a larger number is no floor
+# that far: tools/_lib/measure/no_op_floors.floor_of stops there, so a larger number is no floor
 # of ours). A floor outside them, NaN or not a number at all could pass a regression or
 # fail every no-op: the whole file is refused, at read and at push.
 MAX_FLOOR = 10.0

@@ -1,7 +1,7 @@
 """A row's floor from no-op comparisons (``python -m tools.floors``): how far their paired
 slowdowns strayed from 1, and the no-op runs' pairs kept as JSON so floors and estimates
 can be made again from them. The floors file itself, and how a verdict reads it, are
-tools/_lib/floors.py's."""
+tools/_lib/measure/host_floors.py's."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import json
 import math
 from pathlib import Path
 
-from tools._lib.cli import BadInput
-from tools._lib.floors import MAX_FLOOR
-from tools._lib.paired import Paired
+from tools._lib.base.cli import BadInput
+from tools._lib.measure.host_floors import MAX_FLOOR
+from tools._lib.measure.paired import Paired
 
 # A row's floor stands above the no-op slowdowns measured on its host: their worst spread
 # either way (a row that read 0.96 can read 1.04), four times over, plus a margin. A few

@@ -1,7 +1,7 @@
-"""The paired estimate: one row of two sides measured by alternation (tools/_lib/remeasure.py),
-the median of its pairs' ratios with a distribution-free interval, and when that estimate
-calls the row slower, faster or undecided. "Slower" itself, and the rule for a value, are
-tools/_lib/comparison.py's.
+"""The paired estimate: one row of two sides measured by alternation
+(tools/_lib/measure/alternation.py), the median of its pairs' ratios with a distribution-free
+interval, and when that estimate calls the row slower, faster or undecided. "Slower" itself,
+and the rule for a value, are tools/_lib/measure/comparison.py's.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from tools._lib.comparison import check_measurements, higher_is_better
+from tools._lib.measure.comparison import check_measurements, higher_is_better
 
 # The confidence of the paired interval: a row is called slower only when the whole
 # interval of its paired ratio lies above 1.
@@ -26,25 +26,23 @@ ROUNDS_AGREE_WITHIN = 1.05
 
 
 def median_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """A distribution-free interval for the median of ``values``: the order statistics
-    whose binomial tail leaves at most ``1 - confidence`` outside (every value when there
-    are too few for that)."""
-    ordered = sorted(values)
-    n, outside = len(ordered), (1 - confidence) / 2
-    k, tail = 0, 0.0  # k values may lie below the interval on each side
-    while k < n // 2:
-        tail += math.comb(n, k) / 2**n
-        if tail > outside:
-            break
-        k += 1
-    return ordered[k - 1 if k else 0], ordered[n - k if k else n - 1]
+    """A distribution-free interval for the median of ``values``: asv's own (the order
+    statistics whose binomial tail leaves at most ``1 - confidence`` outside), with every
+    value where there are too few for that (asv then says minus and plus infinity)."""
+    from asv_runner.statistics import quantile_ci
+
+    low, high = quantile_ci(values, 0.5, alpha_min=1 - confidence)[1]
+    return (
+        low if math.isfinite(low) else min(values),
+        high if math.isfinite(high) else max(values),
+    )
 
 
 @dataclass(frozen=True)
 class Paired:
     """One row of two commits measured by alternation: the samples of each side in the
     order they were taken, pair ``i`` being ``(before[i], after[i])``, taken one right
-    after the other, the order inside a pair alternating (ABBA; tools/_lib/workers.py).
+    after the other, the order inside a pair alternating (ABBA; tools/_lib/measure/workers.py).
 
     The estimate is the median of the pairs' ratios, each with its place in the ABBA
     order taken out: a slowdown of the host lasting seconds slows both halves of a pair

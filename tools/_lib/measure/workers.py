@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.asv_run import allocator_environment
-from tools._lib.comparison import is_measurement
+from tools._lib.asv.run import allocator_environment
+from tools._lib.measure.comparison import is_measurement
 
 # A block's length: short against the host's drift (seconds), long against the timer's
 # and the pipe's cost (microseconds).
@@ -169,7 +169,7 @@ def alternate(row: RowOnSides, number: int, pairs: int, timeout: float):
     in pair order. The first block of a row follows its setup, a place no later block has;
     after it, the first block of every pair follows one of its own process and the second
     one of the other's, and each ABBA cycle puts each side once in each place
-    (tools/_lib/paired.Paired)."""
+    (tools/_lib/measure/paired.Paired)."""
     first, second = row.workers
     values: dict[Worker, list[float]] = {first: [], second: []}
     for index in range(pairs + 1):
@@ -234,7 +234,7 @@ def measure_row(
         number = max(1, round(BLOCK_SECONDS / max(slowest, 1e-9)))
         block = number * slowest
         affordable = max(2, min(pairs, int(seconds / (2 * block)) - 1))
-        affordable -= affordable % 2  # whole ABBA cycles (tools/_lib/paired.Paired)
+        affordable -= affordable % 2  # whole ABBA cycles (tools/_lib/measure/paired.Paired)
         before, after = alternate(row, number, affordable, block * 10 + BLOCK_SLACK_SECONDS)
         return Timed(before, after, answers[0]["unit"], set_up)
     finally:

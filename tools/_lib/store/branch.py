@@ -25,12 +25,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools._lib.cli import BadInput, ExternalFailure, one_line
-from tools._lib.git import git
-from tools._lib.outbox import Outbox, write_atomically
-from tools._lib.results import RESULTS_DIR
-from tools._lib.results_guard import Guard
-from tools._lib.results_tree import check_path, merge_benchmarks
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.base.cli import BadInput, ExternalFailure, one_line
+from tools._lib.base.git import git
+from tools._lib.store.guard import Guard
+from tools._lib.store.outbox import Outbox, write_atomically
+from tools._lib.store.tree import check_path, merge_benchmarks
 
 DEFAULT_BRANCH = "asv-results"
 # Overridden by GIT_AUTHOR_* / GIT_COMMITTER_* in the environment when those are set.

@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from tools._lib.cli import BadInput
-from tools._lib.git import git, is_ancestor
-from tools._lib.results_tree import PER_MACHINE_FOLDERS, RESULTS_TREE, hardware_differences
+from tools._lib.base.cli import BadInput
+from tools._lib.base.git import git, is_ancestor
+from tools._lib.store.tree import PER_MACHINE_FOLDERS, RESULTS_TREE, hardware_differences
 
 
 class Guard:

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.cli import BadInput
-from tools._lib.results_tree import check_path
+from tools._lib.base.cli import BadInput
+from tools._lib.store.tree import check_path
 
 
 def write_atomically(target: Path, content: bytes) -> None:

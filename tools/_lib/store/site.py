@@ -15,11 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools._lib.asv_run import asv
-from tools._lib.cli import BadInput, ExternalFailure
-from tools._lib.git import git
-from tools._lib.releases_page import PAGE, write_releases_page
-from tools._lib.results import RESULTS_DIR, machine_result_files
+from tools._lib.asv.results import RESULTS_DIR, machine_result_files
+from tools._lib.asv.run import asv
+from tools._lib.base.cli import BadInput, ExternalFailure
+from tools._lib.base.git import git
+from tools._lib.store.releases_page import PAGE, write_releases_page
 
 SITE_MARKER = ".tensorops-site"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from tools._lib.cli import BadInput
+from tools._lib.base.cli import BadInput
 
 # asv's files per machine (machine.json, one result file per commit and environment), the
 # manifest, the floors; the triage's records and the latest releases comparison (one file

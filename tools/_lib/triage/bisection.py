@@ -20,7 +20,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.asv_run import (
+from tools._lib.asv.matrix import default_release
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.asv.run import (
     asv_environment,
     asv_executable,
     bench_selection,
@@ -28,8 +30,16 @@ from tools._lib.asv_run import (
     launch_method,
     with_environment,
 )
-from tools._lib.cli import BadInput, ExternalFailure
-from tools._lib.comparison import (
+from tools._lib.base.cli import BadInput, ExternalFailure
+from tools._lib.base.git import (
+    commit_count,
+    first_parent_commits,
+    git,
+    is_ancestor,
+    subject_and_author,
+)
+from tools._lib.measure.alternation import measure_pair
+from tools._lib.measure.comparison import (
     Row,
     compare,
     higher_is_better,
@@ -37,11 +47,7 @@ from tools._lib.comparison import (
     row_selection,
     shown,
 )
-from tools._lib.git import commit_count, first_parent_commits, git, is_ancestor, subject_and_author
-from tools._lib.paired import Paired
-from tools._lib.releases import default_release
-from tools._lib.remeasure import measure_pair
-from tools._lib.results import RESULTS_DIR
+from tools._lib.measure.paired import Paired
 
 FOUND = re.compile(r"Greatest (?:regression|improvement) found: ([0-9a-f]{7,40})")
 FOR_COMMIT = re.compile(r"For \S+ commit ([0-9a-f]{7,40})")
@@ -238,14 +244,23 @@ def locate(
     return checked(repo, label, good, bad, found, whole)
 
 
+def values(step: Paired | Row) -> tuple[float, float]:
+    """The row before and after a step: its sides' medians measured again, or asv's own
+    values of a count."""
+    if isinstance(step, Paired):
+        return step.before_value, step.after_value
+    return step.before, step.after
+
+
 def verdict(repo: Path, found: Bisection, label: str, step: Paired | Row | None) -> str:
     """The guilty commit with its subject, and the row before and after it."""
     subject, _ = subject_and_author(found.guilty, repo)
     lines = [f"guilty commit: {found.guilty[:12]} {subject!r}"]
     if step is not None:
+        before, after = values(step)
         lines.append(
-            f"{label}: {shown(step.before_value, step.unit)} at {found.parent[:12]} -> "
-            f"{shown(step.after_value, step.unit)} at {found.guilty[:12]} ({step.slowdown:.2f}x)"
+            f"{label}: {shown(before, step.unit)} at {found.parent[:12]} -> "
+            f"{shown(after, step.unit)} at {found.guilty[:12]} ({step.slowdown:.2f}x)"
         )
     return "\n".join(lines)
 
@@ -258,12 +273,12 @@ def bisected(repo: Path, machine: str, record, whole: Paired | Row):
         return record
     timed = None if is_count(step.unit) else whole
     found, at = locate(repo, machine, step.label, step.unit, step.good, step.bad, timed)
-    values = (at.before_value, at.after_value) if at is not None else (record.before, record.after)
+    before, after = values(at) if at is not None else (record.before, record.after)
     return dataclasses.replace(
         record,
         parent=found.parent,
         guilty=found.guilty,
         builds=found.builds,
-        before=values[0],
-        after=values[1],
+        before=before,
+        after=after,
     )

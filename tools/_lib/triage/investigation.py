@@ -1,6 +1,6 @@
 """What the triage does with one step of a machine's history, in order, each stage once:
 measure it again, bisect it to one commit, explain it; and with an open regression, whether
-it has recovered. Every stage's outcome lands in the record (tools/_lib/record.py)."""
+it has recovered. Every stage's outcome lands in the record (tools/_lib/triage/record.py)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,18 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools._lib.bisection import bisected
-from tools._lib.comparison import slowdown
-from tools._lib.explain import explained
-from tools._lib.floors import FLOORS_FILE, read_floors
-from tools._lib.issue_text import issue_body, issue_title, resolution
-from tools._lib.record import Finding, Regression, State, Step, judged
-from tools._lib.results import RESULTS_DIR
-from tools._lib.steps import asv_threshold, config_thresholds, latest_value, measured_again
+from tools._lib.asv.private import regressions_threshold
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.measure.comparison import slowdown
+from tools._lib.measure.explain import explained
+from tools._lib.measure.host_floors import FLOORS_FILE, read_floors
+from tools._lib.triage.bisection import bisected
+from tools._lib.triage.issue_text import issue_body, issue_title, resolution
+from tools._lib.triage.record import Finding, Regression, State, Step, judged
+from tools._lib.triage.steps import config_thresholds, latest_value, measured_again
+from tools._lib.verdict.issue_report import Issue, IssueReport
+from tools._lib.verdict.judge import of_measurement
+from tools._lib.verdict.row import Judgement
 
 
 class Investigation:
@@ -31,7 +35,7 @@ class Investigation:
         """The relative step the history detection calls at: asv's threshold, or finer
         where this host's floor says the row can be told apart finer (a step the host's
         noise made is dismissed when measured again)."""
-        history = asv_threshold(self.thresholds, label)
+        history = regressions_threshold(self.thresholds, label)
         floor = self.floors.by_row.get(label)
         return min(history, floor - 1) if floor else history
 
@@ -44,7 +48,7 @@ class Investigation:
         """Confirm, bisect and explain one step: each stage a room of its own, in turn."""
         threshold = self.confirmed_at(step)
         measured = measured_again(self.repo, self.machine, step, step.good, step.bad, threshold)
-        record = judged(step, measured, threshold)
+        record = judged(step, of_measurement(step.label, step.unit, measured, threshold))
         if record.finding != Finding.CONFIRMED:
             return record
         return explained(self.repo, bisected(self.repo, self.machine, record, measured))
@@ -71,27 +75,28 @@ def resolution_of(investigation: Investigation, record: Regression) -> Regressio
     again = measured_again(
         investigation.repo, investigation.machine, step, record.parent, commit, threshold
     )
-    if again is None:
+    verdict = of_measurement(step.label, step.unit, again, threshold)
+    if verdict.judgement == Judgement.NOT_MEASURED:
         print(f"triage: {step.label}: not measured again at {commit[:12]}; stays open")
         return record
-    if again.slower(threshold):
-        print(f"triage: {step.label}: still {again.slowdown:.2f}x at {commit[:12]}")
+    if verdict.judgement == Judgement.SLOWER:
+        print(f"triage: {step.label}: still {verdict.slowdown:.2f}x at {commit[:12]}")
         return record
     print(f"triage: {step.label}: back within its threshold at {commit[:12]}")
     return dataclasses.replace(record, state=State.RESOLVED, resolved_at=commit, latest=value)
 
 
-def report(repo: Path, records: Iterable[Regression], machine: str, site_url: str) -> dict:
+def report(repo: Path, records: Iterable[Regression], machine: str, site_url: str) -> IssueReport:
     """The confirmed regressions of ``machine``, as tools/file_issues.py files them."""
-    regressions = [
-        {
-            "key": record.key,
-            "state": str(record.state),
-            "title": issue_title(record),
-            "body": issue_body(repo, record, site_url),
-            "resolution": resolution(record),
-        }
+    issues = tuple(
+        Issue(
+            record.key,
+            str(record.state),
+            issue_title(record),
+            issue_body(repo, record, site_url),
+            resolution(record),
+        )
         for record in sorted(records, key=lambda r: r.key)
         if record.finding == Finding.CONFIRMED and record.step.machine == machine
-    ]
-    return {"version": 1, "machine": machine, "regressions": regressions}
+    )
+    return IssueReport("regression", machine, issues)

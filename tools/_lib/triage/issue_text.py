@@ -1,7 +1,7 @@
 """The text of a regression issue, from the triage's record of a confirmed step: what got
 slower, by how much, since which commit (hash, subject, author), on which machine, why
 (the explanation), where to see it (the graph on the site) and how to reproduce it. What
-came from outside (a subject, an author, a row's name) is shown as data (tools/_lib/text.py).
+came from outside (a subject, an author, a row's name) is shown as data (tools/_lib/base/text.py).
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from __future__ import annotations
 import urllib.parse
 from pathlib import Path
 
-from tools._lib.comparison import row_selection, shown, slowdown
-from tools._lib.git import commit_count, subject_and_author
-from tools._lib.record import Regression
-from tools._lib.text import code
+from tools._lib.base.git import commit_count, subject_and_author
+from tools._lib.base.text import code
+from tools._lib.measure.comparison import row_selection, shown, slowdown
+from tools._lib.triage.record import Regression
+from tools._lib.verdict.issue_body import IssueText, body_of
 
 
 def issue_title(record: Regression) -> str:
@@ -41,39 +42,27 @@ def found_by(repo: Path, record: Regression) -> str:
 def issue_body(repo: Path, record: Regression, site_url: str) -> str:
     step, unit = record.step, record.step.unit
     subject, author = subject_and_author(record.guilty, repo)
-    reproduce = (
-        f".venv/bin/python -m tools.pr_gate {record.parent[:12]} {record.guilty[:12]} "
-        f'-- --bench "{row_selection(step.label)}"'
-    )
-    return "\n".join(
-        [
-            f"{code(step.label)} is **{record.slowdown:.2f}x slower** on machine "
+    return body_of(
+        IssueText(
+            lead=f"{code(step.label)} is **{record.slowdown:.2f}x slower** on machine "
             f"`{step.machine}` since commit {record.guilty}.",
-            "",
-            f"- commit: {record.guilty}",
-            f"- subject: {code(subject)}",
-            f"- author: {code(author)}",
-            "",
-            "| | commit | value |",
-            "|---|---|---|",
-            f"| before | `{record.parent[:12]}` | {shown(record.before, unit)} |",
-            f"| after | `{record.guilty[:12]}` | {shown(record.after, unit)} |",
-            "",
-            f"Found by the nightly triage: {found_by(repo, record)}. "
+            facts=(
+                f"commit: {record.guilty}",
+                f"subject: {code(subject)}",
+                f"author: {code(author)}",
+            ),
+            table=(
+                ("", "commit", "value"),
+                ("before", f"`{record.parent[:12]}`", shown(record.before, unit)),
+                ("after", f"`{record.guilty[:12]}`", shown(record.after, unit)),
+            ),
+            measured=f"Found by the nightly triage: {found_by(repo, record)}. "
             f"Confirmed: {record.confirmation}.",
-            "",
-            f"Graph: {graph_link(site_url, record)}",
-            "",
-            "### Why",
-            "",
-            record.explanation,
-            "",
-            "### Reproduce",
-            "",
-            "```bash",
-            reproduce,
-            "```",
-        ]
+            links=(f"Graph: {graph_link(site_url, record)}",),
+            why=record.explanation,
+            reproduce=f".venv/bin/python -m tools.pr_gate {record.parent[:12]} "
+            f'{record.guilty[:12]} -- --bench "{row_selection(step.label)}"',
+        )
     )
 
 

@@ -8,8 +8,9 @@ import dataclasses
 import enum
 from dataclasses import dataclass
 
-from tools._lib.cli import BadInput
-from tools._lib.comparison import is_count, row_label, shown, slowdown
+from tools._lib.base.cli import BadInput
+from tools._lib.measure.comparison import row_label, shown, slowdown
+from tools._lib.verdict.row import Judgement, RowVerdict
 
 
 class Finding(enum.StrEnum):
@@ -127,30 +128,35 @@ def from_first_format(data: dict) -> Regression:
         raise BadInput(f"a triage record that is not one: {error}") from None
 
 
-def judged(step: Step, measured, threshold: float) -> Regression:
-    """The record of a step measured again (``measured``: a ``Paired``, a count's ``Row``,
-    or None when the row gave no value): confirmed when slower than ``threshold``."""
-    if measured is None:
-        return Regression(
-            step,
-            Finding.UNMEASURED,
-            "not measured again: the row gave no result at one of its commits",
-        )
-    confirmation = (
-        "an instruction count, deterministic: no second measurement needed"
-        if is_count(step.unit)
-        else f"measured again by alternation: {shown(measured.before_value, step.unit)} -> "
-        f"{shown(measured.after_value, step.unit)} ({measured.slowdown:.2f}x)"
+# What the triage records of a step, by the judgement of its row measured again.
+FINDINGS = {Judgement.SLOWER: Finding.CONFIRMED, Judgement.NOT_MEASURED: Finding.UNMEASURED}
+
+
+def confirmed_by(verdict: RowVerdict) -> str:
+    """How the step was measured again, in words for the record and the issue."""
+    if verdict.judgement == Judgement.NOT_MEASURED:
+        return f"not measured again: {verdict.why}"
+    if verdict.method == "asv":
+        return "an instruction count, deterministic: no second measurement needed"
+    return (
+        f"measured again by alternation: {shown(verdict.before, verdict.unit)} -> "
+        f"{shown(verdict.after, verdict.unit)} ({verdict.slowdown:.2f}x)"
     )
-    if not measured.slower(threshold):
-        return Regression(step, Finding.DISMISSED, confirmation)
+
+
+def judged(step: Step, verdict: RowVerdict) -> Regression:
+    """The record of a step whose row was measured again and judged at the step's
+    threshold (tools/_lib/verdict/judge.py): confirmed when slower."""
+    finding = FINDINGS.get(verdict.judgement, Finding.DISMISSED)
+    if finding != Finding.CONFIRMED:
+        return Regression(step, finding, confirmed_by(verdict))
     return Regression(
         step,
-        Finding.CONFIRMED,
-        confirmation,
+        finding,
+        confirmed_by(verdict),
         step.good,
         step.bad,
         0,
-        measured.before_value,
-        measured.after_value,
+        verdict.before,
+        verdict.after,
     )

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools._lib.cli import BadInput
-from tools._lib.outbox import Outbox, write_atomically
-from tools._lib.record import Finding, Regression, from_first_format
-from tools._lib.results import RESULTS_DIR
-from tools._lib.results_branch import ResultsBranch
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.base.cli import BadInput
+from tools._lib.store.branch import ResultsBranch
+from tools._lib.store.outbox import Outbox, write_atomically
+from tools._lib.triage.record import Finding, Regression, from_first_format
 
 STATE_FOLDER = "triage"
 FIRST_FORMAT = "state.json"  # one file for every machine, before the files per machine

@@ -6,26 +6,18 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tools._lib.asv_run import asv
-from tools._lib.cli import ExternalFailure
-from tools._lib.comparison import compare, higher_is_better, is_count, row_label
-from tools._lib.git import first_parent_commits, git, is_ancestor
-from tools._lib.record import Regression, Step
-from tools._lib.releases import default_release
-from tools._lib.remeasure import measure_pair
-from tools._lib.results import RESULTS_DIR, commit_values
-
-
-def asv_threshold(thresholds: dict[str, float], entry: str) -> float:
-    """asv's rule for a row's threshold: the largest of the patterns that match, 0.05
-    when none does (asv/plugins/regressions.py, _GraphDataFilter._get_threshold)."""
-    matched = [float(value) for pattern, value in thresholds.items() if re.match(pattern, entry)]
-    return max(matched) if matched else 0.05
+from tools._lib.asv.matrix import default_release
+from tools._lib.asv.results import RESULTS_DIR, commit_values
+from tools._lib.asv.run import asv
+from tools._lib.base.cli import ExternalFailure
+from tools._lib.base.git import first_parent_commits, git, is_ancestor
+from tools._lib.measure.alternation import measure_pair
+from tools._lib.measure.comparison import compare, higher_is_better, is_count, row_label
+from tools._lib.triage.record import Regression, Step
 
 
 def config_thresholds(repo: Path) -> dict[str, float]:

@@ -7,10 +7,10 @@ measured again by alternation and judged at its floor on this host.
   the counts (deterministic: ``COUNT_FACTOR``) and peak memory (the factor) judged by
   asv's rule.
 - **Timed rows** (``time_``, ``track_``): both commits' libraries measured again by
-  alternation (tools/_lib/remeasure.py); a row fails when its paired slowdown is above its
-  threshold and its interval lies above 1. The threshold is the row's floor on this host
-  (tools/_lib/floors.py), or the factor where the host has none yet; a row whose floor is
-  above the factor is "not judged here", and says so with its floor.
+  alternation (tools/_lib/measure/alternation.py); a row fails when its paired slowdown is
+  above its threshold and its interval lies above 1. The threshold is the row's floor on this
+  host (tools/_lib/measure/host_floors.py), or the factor where the host has none yet; a row
+  whose floor is above the factor is "not judged here", and says so with its floor.
 
 No verdict without a measurement: a row measured at the base and not at the head
 (skipped, failed, not run, or a value that is no measurement) fails the gate with its
@@ -24,17 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools._lib.asv_run import asv, bench_selection
-from tools._lib.cli import Status
-from tools._lib.comparison import COUNT_FACTOR, Row, Unmatched, is_count, match_rows
-from tools._lib.floors import Floors
-from tools._lib.git import resolve_commit
-from tools._lib.paired import Paired
-from tools._lib.releases import default_release
-from tools._lib.remeasure import Outcome, compare_commits
-from tools._lib.results import RESULTS_DIR, benchmark_units, commit_rows
-from tools._lib.suites import tier_selection
-from tools._lib.verdict_text import NOTHING_COMPARED, VERDICTS
+from tools._lib.asv.matrix import default_release
+from tools._lib.asv.results import RESULTS_DIR, benchmark_units, commit_rows
+from tools._lib.asv.run import asv, bench_selection
+from tools._lib.asv.suites import tier_selection
+from tools._lib.base.cli import Status
+from tools._lib.base.git import resolve_commit
+from tools._lib.measure.alternation import Outcome, compare_commits
+from tools._lib.measure.comparison import COUNT_FACTOR, Row, Unmatched, is_count, match_rows
+from tools._lib.measure.host_floors import Floors
+from tools._lib.measure.paired import Paired
+from tools._lib.verdict.markdown import NOTHING_COMPARED, VERDICTS
 
 DEFAULT_FACTOR = 1.15
 DEFAULT_TIERS = ("pr",)

@@ -1,14 +1,14 @@
-"""The gate's verdict (tools/_lib/verdict.py) as Markdown: the step summary and the
+"""The gate's verdict (tools/_lib/verdict/row.py) as Markdown: the step summary and the
 pull-request comment are this one text. Its words are this module's; every string the
 report carries (labels, ref names, the host, reasons) goes in as a code span
-(tools/_lib/text.py) and every number is formatted here, so a report from a pull request's
+(tools/_lib/base/text.py) and every number is formatted here, so a report from a pull request's
 own workflow can carry no markup, mention or link into the bot's comment (standard
 library only: the comment job installs nothing)."""
 
 from __future__ import annotations
 
-from tools._lib.text import cell, code
-from tools._lib.verdict import GateReport, Judgement, RowVerdict
+from tools._lib.base.text import cell, code
+from tools._lib.verdict.row import GateReport, Judgement, RowVerdict
 
 VERDICTS = {
     0: "no benchmark got slower than its threshold",

@@ -12,9 +12,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools._lib.asv_run import asv, bench_selection
-from tools._lib.cli import Status
-from tools._lib.comparison import (
+from tools._lib.asv.matrix import Release
+from tools._lib.asv.results import RESULTS_DIR, commit_rows
+from tools._lib.asv.run import asv, bench_selection
+from tools._lib.asv.suites import count_twins, discovered, tier_rows, tier_selection
+from tools._lib.base.cli import Status
+from tools._lib.measure.alternation import Outcome, commit_library, measure_again
+from tools._lib.measure.comparison import (
     COUNT_FACTOR,
     FAILED,
     GAVE,
@@ -25,38 +29,68 @@ from tools._lib.comparison import (
     row_selection,
     state_of,
 )
-from tools._lib.floors import Floors
-from tools._lib.gate import Judged, is_timed
-from tools._lib.releases import Release
-from tools._lib.remeasure import Outcome, commit_library, measure_again
-from tools._lib.results import RESULTS_DIR, commit_rows
-from tools._lib.suites import count_twins, discovered, tier_rows, tier_selection
-from tools._lib.workers import Side
+from tools._lib.measure.host_floors import Floors
+from tools._lib.measure.workers import Side
+from tools._lib.verdict.gate import Judged, is_timed
+from tools._lib.verdict.judge import of_asv_row, of_judged, of_missing
+from tools._lib.verdict.row import FAILS, MOVED, Judgement, RowVerdict
 
 PEAK_METHOD = "track_percent_of_peak"
 
 
 @dataclass(frozen=True)
 class Compared:
-    """One row under both releases: its verdict (``change``), and what the table shows
-    beside it."""
+    """One row under both releases: its verdict (before is the old release, after the new),
+    and what the table shows beside it."""
 
-    label: str
-    unit: str
-    change: str  # slower, faster, unchanged, not judged here, n/a ..., failed ..., not measured
-    old: float | None = None  # asv's values under each release
-    new: float | None = None
-    slowdown: float | None = None  # the alternation's for a timed row, asv's otherwise
-    interval: tuple[float, float] | None = None
-    threshold: float | None = None
+    verdict: RowVerdict
     twin: str = ""  # the count twin's row
     twin_slowdown: float | None = None
     peak: tuple[float, float] | None = None  # % of peak under each release
     explanation: str = ""
 
     @property
+    def label(self) -> str:
+        return self.verdict.label
+
+    @property
+    def unit(self) -> str:
+        return self.verdict.unit
+
+    @property
+    def judgement(self) -> Judgement:
+        return self.verdict.judgement
+
+    @property
+    def old(self) -> float | None:
+        return self.verdict.before
+
+    @property
+    def new(self) -> float | None:
+        return self.verdict.after
+
+    @property
+    def slowdown(self) -> float | None:
+        return self.verdict.slowdown
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return self.verdict.interval
+
+    @property
+    def threshold(self) -> float | None:
+        return self.verdict.threshold
+
+    @property
     def moved(self) -> bool:
-        return self.change in ("slower", "faster")
+        return self.judgement in MOVED
+
+    @property
+    def change(self) -> str:
+        """What the table says of it: the judgement, or why there is none."""
+        if self.judgement == Judgement.NOT_MEASURED:
+            return f"{self.judgement}: {self.verdict.why}"
+        return self.verdict.why or str(self.judgement)
 
 
 @dataclass
@@ -64,8 +98,8 @@ class ReleaseVerdict:
     status: Status
     rows: list[Compared] = field(default_factory=list)
 
-    def where(self, change: str) -> list[Compared]:
-        return [row for row in self.rows if row.change == change]
+    def where(self, *judgements: Judgement) -> list[Compared]:
+        return [row for row in self.rows if row.judgement in judgements]
 
 
 def peak_row(label: str) -> str:
@@ -126,7 +160,7 @@ class ReleaseComparison:
         hold rows an earlier run measured under one release only)."""
         return not self.regexes or any(re.search(regex, label) for regex in self.regexes)
 
-    def recorded(self) -> tuple[list[Row], dict[str, str]]:
+    def recorded(self) -> tuple[list[Row], dict[str, tuple[Judgement, str]]]:
         """The rows asv measured under both releases, and why each other row of the run
         has no comparison (n/a under a release that skipped it, or failed there)."""
         old, new = self.releases
@@ -137,12 +171,15 @@ class ReleaseComparison:
         )
         rows = [row for row in rows if self.selected(row.label)]
         compared = {(row.benchmark, row.params) for row in rows}
-        missing: dict[str, str] = {}
+        missing: dict[str, tuple[Judgement, str]] = {}
         for key in sorted((set(sides[0]) | set(sides[1])) - compared):
             if not self.selected(f"{key[0]}{key[1]}"):
                 continue
             states = [state_of(side.get(key)) for side in sides]
-            missing[f"{key[0]}{key[1]}"] = unavailable(states, self.names)
+            missing[f"{key[0]}{key[1]}"] = (
+                missing_judgement(states),
+                unavailable(states, self.names),
+            )
         return rows, missing
 
     def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
@@ -170,21 +207,23 @@ class ReleaseComparison:
         compared = []
         for row in chosen:
             if row in timed:
-                one = timed_verdict(Judged(row, outcomes[row.label], thresholds[row.label]))
+                one = of_judged(Judged(row, outcomes[row.label], thresholds[row.label]))
             else:
-                one = asv_verdict(row, COUNT_FACTOR if is_count(row.unit) else self.factor)
+                one = of_asv_row(row, COUNT_FACTOR if is_count(row.unit) else self.factor)
             twin = by_label.get(twins.get(row.label, ""))
             peak = by_label.get(peak_row(row.label))
             compared.append(
                 Compared(
-                    **one,
+                    one,
                     twin=twin.label if twin else "",
                     twin_slowdown=twin.slowdown if twin else None,
                     peak=(peak.before, peak.after) if peak else None,
                 )
             )
         compared += [
-            Compared(label, "", why) for label, why in missing.items() if PEAK_METHOD not in label
+            Compared(of_missing(label, *missed))
+            for label, missed in missing.items()
+            if PEAK_METHOD not in label
         ]
         compared.sort(key=lambda one: one.label)
         return ReleaseVerdict(status_of(measured, compared), compared)
@@ -192,6 +231,14 @@ class ReleaseComparison:
 
 def discovered_rows(repo: Path) -> list[str]:
     return [row for _, rows in discovered(repo).values() for row in rows]
+
+
+def missing_judgement(states: list[str]) -> Judgement:
+    """What a row no release pair measured is: failed where a release failed it or gave a
+    value that is no measurement, else not available (skipped or absent)."""
+    if any(state == FAILED or state.startswith(GAVE) for state in states):
+        return Judgement.FAILED
+    return Judgement.UNAVAILABLE
 
 
 def unavailable(states: list[str], names: tuple[str, str]) -> str:
@@ -208,52 +255,9 @@ def unavailable(states: list[str], names: tuple[str, str]) -> str:
     return f"n/a under {' and '.join(missing)}"
 
 
-def timed_verdict(judged: Judged) -> dict:
-    row, paired = judged.row, judged.paired
-    if paired is None:
-        return {
-            "label": row.label,
-            "unit": row.unit,
-            "change": f"not measured: {judged.outcome.why}",
-        }
-    change = (
-        "not judged here"
-        if judged.threshold is None
-        else "slower"
-        if judged.slower
-        else "faster"
-        if judged.faster
-        else "unchanged"
-    )
-    return {
-        "label": row.label,
-        "unit": row.unit,
-        "change": change,
-        "old": paired.before_value,
-        "new": paired.after_value,
-        "slowdown": paired.slowdown,
-        "interval": paired.slowdown_interval,
-        "threshold": judged.threshold,
-    }
-
-
-def asv_verdict(row: Row, factor: float) -> dict:
-    change = "slower" if row.slower(factor) else "faster" if row.changed(factor) else "unchanged"
-    return {
-        "label": row.label,
-        "unit": row.unit,
-        "change": change,
-        "old": row.before,
-        "new": row.after,
-        "slowdown": row.slowdown,
-        "threshold": factor,
-    }
-
-
 def status_of(measured: int, rows: list[Compared]) -> Status:
-    failed = ("failed", "not measured", "no measurement")
-    if measured == 2 or any(r.change.startswith(failed) for r in rows):
+    if measured == 2 or any(r.judgement in FAILS for r in rows):
         return Status.BENCHMARK_FAILED
-    if any(r.change == "slower" for r in rows):
+    if any(r.judgement == Judgement.SLOWER for r in rows):
         return Status.REGRESSED
     return Status.OK

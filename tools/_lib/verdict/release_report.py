@@ -2,13 +2,18 @@
 the docs: the builds side by side, what moved with why, every row), JSON (the site), and a
 filing report (one issue per timed row confirmed slower, tools/file_issues.py, closed when
 a later comparison against the same old release finds it no longer slower). Text from
-outside (row names, operators, symbols) is shown as data (tools/_lib/text.py)."""
+outside (row names, operators, symbols) is shown as data (tools/_lib/base/text.py)."""
 
 from __future__ import annotations
 
-from tools._lib.comparison import row_selection, shown
-from tools._lib.release_compare import Compared, ReleaseComparison, ReleaseVerdict
-from tools._lib.text import cell, code
+from collections import Counter
+
+from tools._lib.base.text import cell, code
+from tools._lib.measure.comparison import row_selection, shown
+from tools._lib.verdict.issue_body import IssueText, body_of
+from tools._lib.verdict.issue_report import Issue, IssueReport
+from tools._lib.verdict.release_comparison import Compared, ReleaseComparison, ReleaseVerdict
+from tools._lib.verdict.row import Judgement
 
 # The build facts worth a line of the header (benchmarks/_harness/manifest.py's names).
 BUILD_FACTS = (
@@ -71,12 +76,12 @@ def table(rows: list[Compared], names: tuple[str, str]) -> str:
     return "\n".join(lines)
 
 
+# How the headline counts each judgement.
+TALLIED = {Judgement.FAILED: "failed", Judgement.UNAVAILABLE: "n/a"}
+
+
 def tally(verdict: ReleaseVerdict) -> str:
-    counted: dict[str, int] = {}
-    for row in verdict.rows:
-        kind = row.change.split(":")[0]
-        kind = "n/a" if kind.startswith("n/a") else "failed" if kind.startswith("failed") else kind
-        counted[kind] = counted.get(kind, 0) + 1
+    counted = Counter(TALLIED.get(row.judgement, str(row.judgement)) for row in verdict.rows)
     return ", ".join(f"{number} {kind}" for kind, number in sorted(counted.items()))
 
 
@@ -141,6 +146,7 @@ def as_json(
                 "label": row.label,
                 "unit": row.unit,
                 "change": row.change,
+                "judgement": str(row.judgement),
                 "old": row.old,
                 "new": row.new,
                 "slowdown": row.slowdown,
@@ -163,67 +169,45 @@ def issue_key(comparison: ReleaseComparison, row: Compared) -> str:
 def issue_body(comparison: ReleaseComparison, row: Compared, host: tuple[str, str]) -> str:
     old, new = comparison.names
     low, high = row.interval or (row.slowdown, row.slowdown)
-    reproduce = (
-        f".venv/bin/python -m tools.releases {comparison.releases[0].torch} "
-        f"{comparison.releases[1].torch} --commit {comparison.commit[:12]} "
-        f'-- --bench "{row_selection(row.label)}"'
-    )
-    return "\n".join(
-        [
-            f"{code(row.label)} is **{row.slowdown:.2f}x slower** under {new} than under {old} "
-            f"on machine `{comparison.machine}` (host {code(host[0])}, L3 {host[1]}), at commit "
-            f"{comparison.commit}.",
-            "",
-            f"| | {old} | {new} |",
-            "|---|---|---|",
-            f"| value | {value_text(row.old, row.unit)} | {value_text(row.new, row.unit)} |",
-            "",
-            f"Measured by alternation of the two releases' interpreters over the same library: "
-            f"{slowdown_text(row)}, judged at {row.threshold:.2f}; 99% interval "
+    return body_of(
+        IssueText(
+            lead=f"{code(row.label)} is **{row.slowdown:.2f}x slower** under {new} than under "
+            f"{old} on machine `{comparison.machine}` (host {code(host[0])}, L3 {host[1]}), at "
+            f"commit {comparison.commit}.",
+            table=(
+                ("", old, new),
+                ("value", value_text(row.old, row.unit), value_text(row.new, row.unit)),
+            ),
+            measured="Measured by alternation of the two releases' interpreters over the same "
+            f"library: {slowdown_text(row)}, judged at {row.threshold:.2f}; 99% interval "
             f"{low:.3f}–{high:.3f}. Count twin: {twin_text(row) or 'none'}.",
-            "",
-            "### Why",
-            "",
-            row.explanation or "No explanation was made for this row.",
-            "",
-            "### Reproduce",
-            "",
-            "```bash",
-            reproduce,
-            "```",
-        ]
+            why=row.explanation or "No explanation was made for this row.",
+            reproduce=f".venv/bin/python -m tools.releases {comparison.releases[0].torch} "
+            f"{comparison.releases[1].torch} --commit {comparison.commit[:12]} "
+            f'-- --bench "{row_selection(row.label)}"',
+        )
     )
 
 
 def filing_report(
     comparison: ReleaseComparison, verdict: ReleaseVerdict, host: tuple[str, str]
-) -> dict:
-    """One entry per timed row measured under both releases: open when confirmed slower,
+) -> IssueReport:
+    """One issue per timed row measured under both releases: open when confirmed slower,
     resolved otherwise (which closes an issue filed for it against the same old release)."""
     _, new = comparison.names
-    entries = []
+    judged = (Judgement.SLOWER, Judgement.FASTER, Judgement.UNCHANGED)
+    issues = []
     for row in verdict.rows:
-        if row.change not in ("slower", "faster", "unchanged") or row.interval is None:
+        if row.judgement not in judged or row.interval is None:
             continue  # counts and memory are in the table; issues are for judged timed rows
         key = issue_key(comparison, row)
-        if row.change == "slower":
-            entries.append(
-                {
-                    "key": key,
-                    "state": "open",
-                    "title": f"{row.slowdown:.2f}x slower under {new}: {row.label}",
-                    "body": issue_body(comparison, row, host),
-                }
-            )
+        if row.judgement == Judgement.SLOWER:
+            title = f"{row.slowdown:.2f}x slower under {new}: {row.label}"
+            issues.append(Issue(key, "open", title, issue_body(comparison, row, host)))
         else:
-            entries.append(
-                {
-                    "key": key,
-                    "state": "resolved",
-                    "title": f"{row.label} under {new}",
-                    "body": "",
-                    "resolution": f"Not slower under {new} at commit {comparison.commit[:12]}: "
-                    f"{slowdown_text(row)}. Closed by the releases run.",
-                }
+            resolution = (
+                f"Not slower under {new} at commit {comparison.commit[:12]}: "
+                f"{slowdown_text(row)}. Closed by the releases run."
             )
-    return {"kind": ISSUE_KIND, "machine": comparison.machine, "regressions": entries}
+            issues.append(Issue(key, "resolved", f"{row.label} under {new}", "", resolution))
+    return IssueReport(ISSUE_KIND, comparison.machine, tuple(issues))

@@ -34,8 +34,13 @@ class Judgement(enum.StrEnum):
     GONE = "measured at the base, not at the head"
     NEW = "new at the head"
     FAILED = "failed at the base or the head, measured at neither"
-    # The gate fails on NOT_MEASURED, GONE and FAILED
+    UNAVAILABLE = "n/a"  # a side cannot run it (a release lacks the op): never a change
+    # The gate and the releases comparison fail on NOT_MEASURED, GONE and FAILED
     # (docs/explanation/continuous.md, "No verdict without a measurement").
+
+
+FAILS = (Judgement.NOT_MEASURED, Judgement.GONE, Judgement.FAILED)
+MOVED = (Judgement.SLOWER, Judgement.FASTER)
 
 
 @dataclass(frozen=True)
