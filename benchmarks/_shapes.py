@@ -9,6 +9,17 @@ def activations(*, batch: int, tokens: int, features: int) -> tuple[int, ...]:
     return (batch, tokens, features)
 
 
+def activation_sweep(*larger: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The shapes of a sweep over activations: one token, one sequence, a large batch of
+    small features, then the sweep's own ``larger`` (odd sizes, many features)."""
+    return [
+        activations(batch=1, tokens=1, features=768),
+        activations(batch=1, tokens=512, features=768),
+        activations(batch=128, tokens=512, features=64),
+        *larger,
+    ]
+
+
 def projection(*, batch: int, tokens: int, in_features: int, out_features: int) -> tuple:
     return (batch, tokens, in_features, out_features)
 

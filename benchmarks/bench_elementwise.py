@@ -2,7 +2,7 @@
 
 from ._harness import DEVICES, BandwidthTracks, GbpsTrack, OpBenchmark
 from ._harness.tiers import weekly_grid
-from ._shapes import NLP, activations
+from ._shapes import NLP, activation_sweep, activations
 
 FLOATS = ["float32", "bfloat16"]
 
@@ -26,12 +26,7 @@ class AddBroadcastSweep(BandwidthTracks):
     params = [
         DEVICES,
         ["float32", "bfloat16"],
-        [
-            activations(batch=1, tokens=1, features=768),
-            activations(batch=1, tokens=512, features=768),
-            activations(batch=128, tokens=512, features=64),
-            activations(batch=8, tokens=511, features=8191),
-        ],
+        activation_sweep(activations(batch=8, tokens=511, features=8191)),
         ["contiguous", "transposed"],
         ["operator", "upcast_first"],
     ]

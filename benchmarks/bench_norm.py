@@ -3,7 +3,7 @@ forward alone and forward plus backward."""
 
 from ._harness import DEVICES, BandwidthTracks, GbpsTrack, OpBenchmark, TrainingStep
 from ._harness.tiers import weekly_grid
-from ._shapes import NLP, RESNET_STAGE1, activations
+from ._shapes import NLP, RESNET_STAGE1, activation_sweep, activations
 
 FLOATS = ["float32", "bfloat16"]
 LAYOUTS = ["contiguous", "channels_last"]
@@ -89,13 +89,10 @@ class LayerNormSweep(BandwidthTracks):
     params = [
         DEVICES,
         ["float32", "bfloat16"],
-        [
-            activations(batch=1, tokens=1, features=768),
-            activations(batch=1, tokens=512, features=768),
-            activations(batch=128, tokens=512, features=64),
+        activation_sweep(
             activations(batch=4, tokens=511, features=8192),
             activations(batch=32, tokens=513, features=767),
-        ],
+        ),
         ["contiguous", "transposed"],
         ["functional", "manual"],
     ]

@@ -49,18 +49,7 @@ def night(tmp_path_factory, shared_asv_env):
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
     env = isolated_env(root / "home")
     a = make_project_repo(root / "a", env, shared_asv_env)
-    message = root / "latin-1"
-    message.write_bytes("caf\xe9: a message that is not UTF-8\n".encode("latin-1"))
-    a.run(
-        "git",
-        "-c",  # an encoding git cannot convert from: log shows the message's bytes as they are
-        "i18n.commitEncoding=x-unknown",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-F",
-        str(message),
-    )
+    a.commit_bytes("caf\xe9: a message that is not UTF-8\n".encode("latin-1"), root / "latin-1")
     planted = a.commit(HOSTILE, plant)
     a.commit("after")
     a.git("remote", "add", "origin", str(remote))

@@ -80,6 +80,23 @@ class ProjectRepo:
         self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.git("rev-parse", "HEAD")
 
+    def commit_bytes(self, message: bytes, scratch: Path) -> str:
+        """An empty commit whose message is ``message`` as given, bytes that are not UTF-8
+        included: git stores and shows them as they are (an encoding it cannot convert
+        from)."""
+        scratch.write_bytes(message)
+        self.run(
+            "git",
+            "-c",
+            "i18n.commitEncoding=x-unknown",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-F",
+            str(scratch),
+        )
+        return self.git("rev-parse", "HEAD")
+
     def share_asv_env(self, shared_env: Path) -> None:
         (self.path / ".asv").mkdir(exist_ok=True)
         (self.path / ".asv" / "env").symlink_to(shared_env, target_is_directory=True)

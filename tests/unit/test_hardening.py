@@ -220,18 +220,7 @@ def test_5_a_commit_message_that_is_not_utf8_is_read(tmp_path):
     repo = ProjectRepo(tmp_path / "repo", isolated_env(tmp_path / "home"))
     repo.path.mkdir()
     repo.git("init", "-q", "-b", "main")
-    message = tmp_path / "message"
-    message.write_bytes("caf\xe9 latin-1 \xff\n".encode("latin-1"))
-    repo.run(
-        "git",
-        "-c",  # an encoding git cannot convert from: log shows the message's bytes as they are
-        "i18n.commitEncoding=x-unknown",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-F",
-        str(message),
-    )
+    repo.commit_bytes("caf\xe9 latin-1 \xff\n".encode("latin-1"), tmp_path / "message")
     raw = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=repo.path, capture_output=True)
     with pytest.raises(UnicodeDecodeError):  # stored and shown as the bytes given
         raw.stdout.decode()

@@ -7,14 +7,11 @@ from __future__ import annotations
 import math
 import statistics
 
+from tools._lib.measure.no_op_floors import spread
+
 FACTORS = (1.05, 1.10, 1.15, 1.20, 1.25, 1.30, 1.50)
 # Beyond this share of its median, a window counts as off (the gate's factor is 1.15).
 OFF_BY = 0.10
-
-
-def spread(ratio: float) -> float:
-    """How far from 1 a ratio lies, either way."""
-    return max(ratio, 1 / ratio)
 
 
 def figures(spreads: list[float]) -> dict[str, float]:
