@@ -120,7 +120,7 @@ def main() -> int:
         write_floors(args.out, floors, {**facts, "no_op_slowdowns": slowdowns})
     else:
         branch = ResultsBranch(repo, args.remote, args.branch, fetch=not args.no_fetch)
-        with branch.locked():
+        with branch.guard.locked():
             branch.check_out()
             if not (repo / RESULTS_DIR / args.machine / "machine.json").exists():
                 raise BadInput(

@@ -153,12 +153,12 @@ class Night:
 
     def run(self) -> int:
         branch = self.branch
-        with branch.locked():
+        with branch.guard.locked():
             branch.check_out()
             if self.outbox is not None:
                 self.outbox.start(self.machine, branch.remote_base)
             register_machine(self.machine)
-            branch.check_machine(self.machine, describe_machine(self.machine))
+            branch.guard.check_machine(self.machine, describe_machine(self.machine))
             self.releases = chosen_releases(self.repo, self.args.releases)
             ensure_environment(self.repo, self.releases)
             commits = commits_to_run(

@@ -39,7 +39,7 @@ def main() -> int:
         publish(repo, args.site)
         return 0
     branch = ResultsBranch(repo, args.remote, args.branch)
-    with branch.locked():
+    with branch.guard.locked():
         branch.check_out()
         publish(repo, args.site)
     return 0

@@ -78,10 +78,10 @@ def push_outbox(branch: ResultsBranch, outbox: Outbox) -> bool:
         return False
     branch.check_out()
     if base:
-        branch.check_tip(branch.tip, since=base)
+        branch.guard.check_tip(branch.tip, since=base)
     described = files.get(f"{machine}/machine.json")
     if described is not None:
-        branch.check_machine(machine, json.loads(described))
+        branch.guard.check_machine(machine, json.loads(described))
     kept = branch.write_files(files, since=base)
     for name in kept:
         print(f"push_results: {machine}: kept the branch's newer {name}")
@@ -109,7 +109,7 @@ def main() -> int:
     branch = ResultsBranch(repo_root(), args.remote, args.branch)
     refused, landed, failed = [], set(), set()
     try:
-        with branch.locked():
+        with branch.guard.locked():
             for path in args.outboxes:  # one refused outbox leaves the others' results landing
                 outbox = Outbox(path)
                 try:

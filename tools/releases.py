@@ -145,9 +145,9 @@ def main() -> int:
     register_machine(args.machine)
     if args.outbox:
         branch = ResultsBranch(repo, args.remote, args.branch, fetch=not args.no_fetch)
-        with branch.locked():
+        with branch.guard.locked():
             branch.check_out()
-            branch.check_machine(args.machine, describe_machine(args.machine))
+            branch.guard.check_machine(args.machine, describe_machine(args.machine))
             outbox = Outbox(args.outbox)
             outbox.start(args.machine, branch.remote_base)
             verdict, measured = compare_releases(repo, args, comparison)

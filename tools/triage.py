@@ -87,7 +87,7 @@ class Triage:
                 store.keep(resolved, f"{self.args.machine}: {record.step.label} resolved")
 
     def run(self) -> int:
-        with self.branch.locked():
+        with self.branch.guard.locked():
             if self.args.check_out:
                 self.branch.check_out()
             store = TriageStore(self.repo, self.args.machine, self.branch, self.outbox)

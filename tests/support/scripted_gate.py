@@ -66,7 +66,7 @@ class ScriptedGate(Gate):
     def units(self) -> dict[str, str]:
         return {label.split("(")[0]: unit for label, unit in UNITS.items()}
 
-    def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
+    def alternate(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
         self.asked.append(list(thresholds))
         self.thresholds.update(thresholds)
         outcomes = {}

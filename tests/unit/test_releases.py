@@ -156,7 +156,7 @@ def recorded(tmp_path, monkeypatch):
         paired = Paired(labels[0], "seconds", (1.0,) * 9, (1.9, 2.0, 2.1) * 3, (3, 3, 3))
         return {labels[0]: Outcome(labels[0], paired)}
 
-    monkeypatch.setattr(comparison, "measure_again", alternated)
+    monkeypatch.setattr(comparison, "alternate", alternated)
     twins = {f"{TIME}('cpu')": f"{COUNT}('cpu')"}
     monkeypatch.setattr(release_comparison, "count_twins", lambda repo: twins)
     return comparison, comparison.decide(0), measured_again

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.probe_workers import FINE, side
 from tools._lib.measure import alternation, workers
-from tools._lib.measure.alternation import measure_again
+from tools._lib.measure.alternation import measure_rows
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +23,7 @@ def quick(quick_alternation):
 
 def test_a_side_that_dies_ends_its_row_and_the_next_row_is_measured(probe_repo, tmp_path, capsys):
     sides = (side(tmp_path, "ok"), side(tmp_path, "dies"))
-    found = measure_again(probe_repo, sides, ["bench_probe.Dies.time_sum", FINE])
+    found = measure_rows(probe_repo, sides, ["bench_probe.Dies.time_sum", FINE])
     assert found["bench_probe.Dies.time_sum"].paired is None
     assert "died at dies" in found["bench_probe.Dies.time_sum"].why
     assert len(found[FINE].paired.pair_ratios) == 2  # one ABBA cycle
@@ -34,7 +34,7 @@ def test_a_side_that_dies_ends_its_row_and_the_next_row_is_measured(probe_repo, 
 def test_a_side_that_hangs_is_given_up_on_and_the_next_row_is_measured(probe_repo, tmp_path):
     sides = (side(tmp_path, "hangs"), side(tmp_path, "ok"))
     begun = time.monotonic()
-    found = measure_again(probe_repo, sides, ["bench_probe.Hangs.time_sum", FINE])
+    found = measure_rows(probe_repo, sides, ["bench_probe.Hangs.time_sum", FINE])
     assert "hangs gave no answer in" in found["bench_probe.Hangs.time_sum"].why
     assert found[FINE].paired is not None
     assert time.monotonic() - begun < 60
@@ -42,7 +42,7 @@ def test_a_side_that_hangs_is_given_up_on_and_the_next_row_is_measured(probe_rep
 
 def test_a_side_that_skips_a_row_says_why_and_closes_the_other(probe_repo, tmp_path):
     sides = (side(tmp_path, "ok"), side(tmp_path, "skips"))
-    found = measure_again(probe_repo, sides, ["bench_probe.Skips.time_sum", FINE, FINE + "x"])
+    found = measure_rows(probe_repo, sides, ["bench_probe.Skips.time_sum", FINE, FINE + "x"])
     assert found["bench_probe.Skips.time_sum"].why == "skip at skips: not on this side"
     assert found[FINE].paired is not None
     assert "error at ok: AttributeError" in found[FINE + "x"].why  # no such method
@@ -50,7 +50,7 @@ def test_a_side_that_skips_a_row_says_why_and_closes_the_other(probe_repo, tmp_p
 
 def test_a_track_is_read_the_way_round_its_unit_says(probe_repo, tmp_path):
     sides = (side(tmp_path, "ok"), side(tmp_path, "dies"))  # "dies" tracks 2.0 GB/s here
-    (found,) = measure_again(probe_repo, sides, ["bench_probe.Tracked.track_value"]).values()
+    (found,) = measure_rows(probe_repo, sides, ["bench_probe.Tracked.track_value"]).values()
     assert found.paired.unit == "GB/s" and found.paired.ratio == 2.0
     assert found.paired.slowdown == 0.5  # a rate that doubled is twice as fast
 
@@ -92,7 +92,7 @@ def test_a_row_near_its_threshold_is_measured_in_more_rounds(monkeypatch, tmp_pa
     )
     sides = (side(tmp_path, "a"), side(tmp_path, "b"))
     thresholds = {"edge": 1.08, "clear": 1.08, "no_op": 1.08, "unjudged": None}
-    found = measure_again(tmp_path, sides, list(thresholds), thresholds)
+    found = measure_rows(tmp_path, sides, list(thresholds), thresholds)
     extra = measured_in.pop("edge")
     # a row about to fail is measured in a third round first; the rest stop at two
     assert 2 < extra <= 5 and measured_in == {"clear": 3, "no_op": 2, "unjudged": 2}
@@ -111,7 +111,7 @@ def test_a_row_whose_rounds_disagree_is_measured_until_the_stray_round_is_outvot
         speeds={"stray": [1.0, 1.2, 1.0, 1.0, 1.0]},
     )
     sides = (side(tmp_path, "a"), side(tmp_path, "b"))
-    found = measure_again(tmp_path, sides, ["stray", "steady"], {"stray": 1.08, "steady": 1.08})
+    found = measure_rows(tmp_path, sides, ["stray", "steady"], {"stray": 1.08, "steady": 1.08})
     assert measured_in == {"stray": 5, "steady": 2}
     stray = found["stray"].paired
     # Two rounds pooled would read it between 1.0 and 1.2; five read the code's 1.0.
@@ -129,6 +129,6 @@ def test_a_no_op_two_process_pairs_ran_slow_is_measured_again_before_it_fails(
         monkeypatch, {"randn": spread}, speeds={"randn": [1.077, 1.077, 1.0, 1.0, 1.0]}
     )
     sides = (side(tmp_path, "a"), side(tmp_path, "b"))
-    found = measure_again(tmp_path, sides, ["randn"], {"randn": 1.05})["randn"].paired
+    found = measure_rows(tmp_path, sides, ["randn"], {"randn": 1.05})["randn"].paired
     assert measured_in == {"randn": 5}  # the third disagreed, so the most rounds
     assert not found.slower(1.05) and abs(found.slowdown - 1.0) < 0.01

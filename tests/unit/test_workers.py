@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.probe_workers import FINE, side
-from tools._lib.measure.alternation import measure_again
+from tools._lib.measure.alternation import measure_rows
 from tools._lib.measure.workers import Side, SideFailed, Worker
 
 
@@ -74,7 +74,7 @@ def test_two_answers_written_at_once_are_both_read_within_the_bound(tmp_path):
 def test_a_value_that_is_no_measurement_ends_its_row_saying_so(probe_repo, tmp_path, value, at):
     sides = (side(tmp_path, "ok"), side(tmp_path, value))
     sides = sides if at == "after" else sides[::-1]
-    found = measure_again(probe_repo, sides, ["bench_probe.Reports.track_value", FINE])
+    found = measure_rows(probe_repo, sides, ["bench_probe.Reports.track_value", FINE])
     bad = found["bench_probe.Reports.track_value"]
     assert bad.paired is None, bad
     assert f"at {value}" in bad.why and "not a finite positive number" in bad.why
@@ -90,7 +90,7 @@ def test_a_hung_track_of_a_large_rate_is_given_up_on_within_its_bound(probe_repo
     given up on after its block's bound, not 5e5 seconds."""
     sides = (side(tmp_path, "ok"), side(tmp_path, "hangs"))
     begun = time.monotonic()
-    found = measure_again(probe_repo, sides, ["bench_probe.TrackHangs.track_gbps", FINE])
+    found = measure_rows(probe_repo, sides, ["bench_probe.TrackHangs.track_gbps", FINE])
     assert "hangs gave no answer in" in found["bench_probe.TrackHangs.track_gbps"].why
     assert found[FINE].paired is not None
     assert time.monotonic() - begun < 60

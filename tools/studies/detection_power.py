@@ -52,13 +52,13 @@ from tools._lib.measure.antagonist import PROFILES, noise
 from tools._lib.measure.comparison import row_selection
 from tools._lib.measure.host_floors import Floors, no_floors, read_floors
 from tools._lib.verdict.gate import DEFAULT_FACTOR, Gate
-from tools.studies.plants import Row, count_rows, planter, time_rows
+from tools.studies.plants import PlantedRow, count_rows, planter, time_rows
 
 MACHINE = "detection-power"
 DEFAULTS = {"time": 1.3, "instructions": 1.02}
 
 
-def make_history(workdir: Path, target: str, row: Row, slowdown: float) -> dict[str, str]:
+def make_history(workdir: Path, target: str, row: PlantedRow, slowdown: float) -> dict[str, str]:
     repo = workdir / "repo"
     shutil.rmtree(repo, ignore_errors=True)
     git("clone", "--quiet", str(REPO_ROOT), str(repo), cwd=workdir)
@@ -113,7 +113,9 @@ def one_gate(repo: Path, base: str, head: str, row: str, factor: float, floors: 
     }
 
 
-def one_try(workdir: Path, target: str, row: Row, slowdown: float, args, floors: Floors) -> dict:
+def one_try(
+    workdir: Path, target: str, row: PlantedRow, slowdown: float, args, floors: Floors
+) -> dict:
     commits = make_history(workdir, target, row, slowdown)
     repo = workdir / "repo"
     outcome = {"op": row.op, "row": row.label}
@@ -147,7 +149,7 @@ def parse():
     return parser.parse_args()
 
 
-def chosen_rows(args) -> list[Row]:
+def chosen_rows(args) -> list[PlantedRow]:
     slowdown = args.slowdown or DEFAULTS[args.target]
     if args.tries < 1 or not 1.0 < slowdown <= 2.0:
         raise BadInput("--tries must be at least 1 and --slowdown in (1, 2]")

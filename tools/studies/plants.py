@@ -28,7 +28,7 @@ SLOWING_DECORATOR = Path(__file__).with_name("planted_slowdown.py")
 
 
 @dataclass(frozen=True)
-class Row:
+class PlantedRow:
     """A benchmark row, and the tensorops case it measures."""
 
     label: str  # name(params), as asv shows and --bench selects it
@@ -40,7 +40,7 @@ class Row:
     tier: str = "nightly"
 
 
-def time_rows() -> list[Row]:
+def time_rows() -> list[PlantedRow]:
     """Every ``time_`` row of the default suite on the CPU whose variant is a function of
     its own (the plant goes into it)."""
     from benchmarks._harness.tiers import declared_tier, tier_of
@@ -63,16 +63,18 @@ def time_rows() -> list[Row]:
             name = f"{suite.__module__.split('.')[-1]}.{suite.__name__}.{methods[0]}"
             label = f"{name}({params})"
             tier = tier_of(suite, methods[0], named)
-            rows.append(Row(label, op, variant, spec, suite.backward, suite.cold_inputs, tier))
+            rows.append(
+                PlantedRow(label, op, variant, spec, suite.backward, suite.cold_inputs, tier)
+            )
     return rows
 
 
-def count_rows() -> list[Row]:
+def count_rows() -> list[PlantedRow]:
     """Every count twin row whose variant is a function of its own."""
     from benchmarks import bench_instructions
 
     return [
-        Row(label, case.op, case.variant, spec(case), case.backward)
+        PlantedRow(label, case.op, case.variant, spec(case), case.backward)
         for label, case in bench_instructions.Counted.rows.items()
         if ".Instructions." not in label and variant_source(case.op, case.variant) is not None
     ]
@@ -122,13 +124,13 @@ def insert_lines(repo: Path, relative: Path, line: int, lines: str, indent: str)
     source.write_text("".join(text))
 
 
-def plant_statements(repo: Path, row: Row, lines: str) -> None:
+def plant_statements(repo: Path, row: PlantedRow, lines: str) -> None:
     """``lines`` at the top of the row's variant function's body."""
     where = variant_source(row.op, row.variant)
     insert_lines(repo, where.path, where.body_line, lines, "    ")
 
 
-def plant_slowdown(repo: Path, row: Row, fraction: float) -> None:
+def plant_slowdown(repo: Path, row: PlantedRow, fraction: float) -> None:
     """The row's variant function decorated to busy-wait ``fraction`` of each call's time,
     the decorator defined after the module's ``import torch``."""
     where = variant_source(row.op, row.variant)
@@ -141,7 +143,7 @@ def plant_slowdown(repo: Path, row: Row, fraction: float) -> None:
     source.write_text(text.replace("\nimport torch\n", f"\nimport torch\n{pasted}", 1))
 
 
-def seconds_per_call(row: Row, backward: bool) -> float:
+def seconds_per_call(row: PlantedRow, backward: bool) -> float:
     from benchmarks._harness.controls import controlled, controls_from_env
     from benchmarks._harness.measure import measure_seconds
     from benchmarks._harness.prepare import prepare
@@ -151,7 +153,7 @@ def seconds_per_call(row: Row, backward: bool) -> float:
         return measure_seconds(prepared.call, controls.threads, min_run_time=1.0)
 
 
-def planter(target: str, row: Row, slowdown: float) -> Callable[[Path], None]:
+def planter(target: str, row: PlantedRow, slowdown: float) -> Callable[[Path], None]:
     """What plants ``slowdown`` in a clone, sized from the row's cost."""
     if target == "time":
         fraction = slowdown - 1.0

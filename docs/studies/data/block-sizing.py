@@ -90,7 +90,7 @@ with alternation.commit_library(repo, base) as old, alternation.commit_library(r
         for name in list(sizings) if run % 2 == 0 else list(sizings)[::-1]:
             numbers.clear()
             alternation.measure_row = sizings[name]
-            outcomes = alternation.measure_again(repo, sides, labels)
+            outcomes = alternation.measure_rows(repo, sides, labels)
             found[name].append({k: o.paired for k, o in outcomes.items() if o.paired})
             for label, counts in numbers.items():
                 blocks[name].setdefault(label, []).extend(counts)

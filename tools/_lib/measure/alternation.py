@@ -105,7 +105,7 @@ def needs_more(paired: Paired, threshold: float | None) -> bool:
     )
 
 
-def measure_again(
+def measure_rows(
     repo: Path,
     sides: tuple[Side, Side],
     labels: Sequence[str],
@@ -196,7 +196,7 @@ def compare_commits(
     interpreter = python or default_python(repo)
     with commit_library(repo, before) as old, commit_library(repo, after) as new:
         sides = (Side(before[:12], interpreter, old), Side(after[:12], interpreter, new))
-        return measure_again(repo, sides, labels, thresholds)
+        return measure_rows(repo, sides, labels, thresholds)
 
 
 def measure_pair(

@@ -52,7 +52,7 @@ REJECTED = re.compile(
 
 
 @dataclass
-class ResultsBranch(Guard):
+class ResultsBranch:
     repo: Path
     remote: str = "origin"
     branch: str = DEFAULT_BRANCH
@@ -61,6 +61,9 @@ class ResultsBranch(Guard):
     # The worktree's base commit, and the remote tip it came from ("" for a new branch).
     tip: str = field(default="", init=False)
     remote_base: str = field(default="", init=False)
+
+    def __post_init__(self):
+        self.guard = Guard(self)  # what it refuses, apart from how it lands
 
     @property
     def worktree(self) -> Path:
@@ -162,12 +165,12 @@ class ResultsBranch(Guard):
         is new), discarding whatever an interrupted run left. Returns the commit."""
         remote = self.remote_tip()
         if remote is not None:
-            self.check_tip(remote)
-        elif self.seen_record.exists():
+            self.guard.check_tip(remote)
+        elif self.guard.seen_record.exists():
             raise BadInput(
                 f"{self.remote} has no {self.branch} branch any more, though this checkout "
-                f"saw it at {self.seen_record.read_text().strip()[:12]}; restore it, or "
-                f"remove {self.seen_record} to start a new one"
+                f"saw it at {self.guard.seen_record.read_text().strip()[:12]}; restore it, or "
+                f"remove {self.guard.seen_record} to start a new one"
             )
         tip = remote or self._empty_root()
         git("worktree", "prune", cwd=self.repo)
@@ -183,7 +186,7 @@ class ResultsBranch(Guard):
             self.worktree.parent.mkdir(parents=True, exist_ok=True)
             git("worktree", "add", "--quiet", "--detach", str(self.worktree), tip, cwd=self.repo)
         if remote is not None:
-            self.record_seen(remote)
+            self.guard.record_seen(remote)
         self.tip, self.remote_base = tip, remote or ""
         return tip
 
@@ -243,7 +246,7 @@ class ResultsBranch(Guard):
             )
             if pushed.returncode == 0:
                 self.tip = self.in_worktree("rev-parse", "HEAD")
-                self.record_seen(self.tip)
+                self.guard.record_seen(self.tip)
                 return
             error = one_line(pushed.stderr) or f"exit status {pushed.returncode}"
             if REJECTED.search(error):
@@ -261,7 +264,7 @@ class ResultsBranch(Guard):
         tip = self.remote_tip() if self.fetch else None
         if tip is None:
             raise ExternalFailure(f"{self.remote} rejected the push; no {self.branch} to fetch")
-        self.check_tip(tip)
+        self.guard.check_tip(tip)
         self.in_worktree("checkout", "--quiet", "--force", "--detach", tip)
         self.in_worktree("clean", "-fdxq")
         self.tip = tip

@@ -18,12 +18,16 @@ from tools._lib.store.tree import PER_MACHINE_FOLDERS, RESULTS_TREE, hardware_di
 
 
 class Guard:
-    """The checks of a ``ResultsBranch`` (which provides ``repo``, ``remote``, ``branch``,
-    ``worktree``, ``state_dir``, the seen refs and ``in_worktree``)."""
+    """The checks of one results branch (tools/_lib/store/branch.ResultsBranch), its
+    collaborator: the branch is what it reads (its repository, remote, refs, worktree and
+    this checkout's records), and the branch asks it before it lands anything."""
+
+    def __init__(self, results):
+        self.results = results
 
     @property
     def seen_record(self) -> Path:
-        return self.state_dir / f"seen-{self.remote}-{self.branch}"
+        return self.results.state_dir / f"seen-{self.results.remote}-{self.results.branch}"
 
     def record_seen(self, commit: str) -> None:
         self.seen_record.write_text(commit + "\n")
@@ -37,64 +41,70 @@ class Guard:
         elif self.seen_record.exists():
             seen.append((self.seen_record.read_text().strip(), str(self.seen_record)))
         remote = git(
-            "rev-parse", "--verify", "--quiet", self.tracking_seen_ref, cwd=self.repo, check=False
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            self.results.tracking_seen_ref,
+            cwd=self.results.repo,
+            check=False,
         )
         if remote:
-            seen.append((remote, f"{self.seen_ref} on {self.remote}"))
+            seen.append((remote, f"{self.results.seen_ref} on {self.results.remote}"))
         return seen
 
     def check_tip(self, tip: str, since: str | None = None) -> None:
         """Refuse a tip that rewrote history this checkout, the remote's record (or
         ``since``) saw, or that is not a results tree."""
         for seen, record in self.seen_tips(since):
-            if seen and seen != tip and not is_ancestor(seen, tip, self.repo):
+            if seen and seen != tip and not is_ancestor(seen, tip, self.results.repo):
                 raise BadInput(
-                    f"{self.remote} {self.branch} is at {tip[:12]}, which does not contain "
-                    f"{seen[:12]}, a tip seen before: the branch was rewound or replaced; "
+                    f"{self.results.remote} {self.results.branch} is at {tip[:12]}, which does "
+                    f"not contain {seen[:12]}, a tip seen before: the branch was rewound or "
+                    "replaced; "
                     f"restore it, or remove {record} to accept the new history"
                 )
-        names = git("ls-tree", "-r", "--name-only", tip, cwd=self.repo).splitlines()
+        names = git("ls-tree", "-r", "--name-only", tip, cwd=self.results.repo).splitlines()
         strangers = [name for name in names if not RESULTS_TREE.match(name)]
         machines = {name.split("/")[0] for name in names if "/" in name} - set(PER_MACHINE_FOLDERS)
         unnamed = [m for m in sorted(machines) if f"{m}/machine.json" not in names]
         if strangers or unnamed:
             what = strangers[:3] or [f"{unnamed[0]}/ without machine.json"]
             raise BadInput(
-                f"{self.remote} {self.branch} at {tip[:12]} is not a results tree (it holds "
-                f"{', '.join(what)}); refusing to add results to it"
+                f"{self.results.remote} {self.results.branch} at {tip[:12]} is not a results "
+                f"tree (it holds {', '.join(what)}); refusing to add results to it"
             )
 
     def check_machine(self, machine: str, described: dict) -> None:
         """Refuse to file results under a machine name that stands for other hardware."""
-        stored_path = self.worktree / machine / "machine.json"
+        stored_path = self.results.worktree / machine / "machine.json"
         if not stored_path.exists():
             return
         differ = hardware_differences(json.loads(stored_path.read_text()), described)
         if differ:
             raise BadInput(
                 f"machine name {machine!r} already stands for other hardware on "
-                f"{self.branch} ({'; '.join(differ)}); give this machine its own --machine"
+                f"{self.results.branch} ({'; '.join(differ)}); give this machine its own --machine"
             )
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """One run per checkout; git's lock files a killed run left are cleared."""
-        with open(self.state_dir / "lock", "w") as lock:
+        with open(self.results.state_dir / "lock", "w") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise BadInput(
-                    f"another run holds {self.state_dir / 'lock'}; wait for it to finish"
+                    f"another run holds {self.results.state_dir / 'lock'}; wait for it to finish"
                 ) from None
             self._clear_stale_git_locks()
             yield
 
     def _clear_stale_git_locks(self) -> None:
-        candidates = [self.state_dir.parent / f"{self.tracking_ref}.lock"]
-        if self.worktree.exists():
-            gitdir = self.in_worktree("rev-parse", "--git-dir", check=False)
+        candidates = [self.results.state_dir.parent / f"{self.results.tracking_ref}.lock"]
+        if self.results.worktree.exists():
+            gitdir = self.results.in_worktree("rev-parse", "--git-dir", check=False)
             if gitdir:
-                folder = (self.worktree / gitdir).resolve()
+                folder = (self.results.worktree / gitdir).resolve()
                 candidates += [folder / "index.lock", folder / "HEAD.lock"]
         for stale in candidates:
             if stale.exists():

@@ -16,7 +16,7 @@ from tools._lib.measure.explain import explained
 from tools._lib.measure.host_floors import FLOORS_FILE, read_floors
 from tools._lib.triage.bisection import bisected
 from tools._lib.triage.issue_text import issue_body, issue_title, resolution
-from tools._lib.triage.record import Finding, Regression, State, Step, judged
+from tools._lib.triage.record import Finding, Regression, State, Step, record_of
 from tools._lib.triage.steps import config_thresholds, latest_value, measured_again
 from tools._lib.verdict.issue_report import Issue, IssueReport
 from tools._lib.verdict.judge import of_measurement
@@ -48,7 +48,7 @@ class Investigation:
         """Confirm, bisect and explain one step: each stage a room of its own, in turn."""
         threshold = self.confirmed_at(step)
         measured = measured_again(self.repo, self.machine, step, step.good, step.bad, threshold)
-        record = judged(step, of_measurement(step.label, step.unit, measured, threshold))
+        record = record_of(step, of_measurement(step.label, step.unit, measured, threshold))
         if record.finding != Finding.CONFIRMED:
             return record
         return explained(self.repo, bisected(self.repo, self.machine, record, measured))

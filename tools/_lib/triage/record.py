@@ -144,7 +144,7 @@ def confirmed_by(verdict: RowVerdict) -> str:
     )
 
 
-def judged(step: Step, verdict: RowVerdict) -> Regression:
+def record_of(step: Step, verdict: RowVerdict) -> Regression:
     """The record of a step whose row was measured again and judged at the step's
     threshold (tools/_lib/verdict/judge.py): confirmed when slower."""
     finding = FINDINGS.get(verdict.judgement, Finding.DISMISSED)

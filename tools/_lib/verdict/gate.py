@@ -181,7 +181,7 @@ class Gate:
             and row.slower(self.count_factor if is_count(row.unit) else self.factor)
         ]
 
-    def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
+    def alternate(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
         """The rows of ``thresholds`` measured again, each by what it will be judged at."""
         return compare_commits(
             self.repo, self.base, self.head, list(thresholds), thresholds=thresholds
@@ -196,7 +196,7 @@ class Gate:
         }
         if not thresholds:
             return []
-        outcomes = self.measure_again(thresholds)
+        outcomes = self.alternate(thresholds)
         return [
             Judged(row, outcomes[row.label], thresholds[row.label])
             for row in rows

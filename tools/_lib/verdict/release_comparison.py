@@ -17,7 +17,7 @@ from tools._lib.asv.results import RESULTS_DIR, commit_rows
 from tools._lib.asv.run import asv, bench_selection
 from tools._lib.asv.suites import count_twins, discovered, tier_rows, tier_selection
 from tools._lib.base.cli import Status
-from tools._lib.measure.alternation import Outcome, commit_library, measure_again
+from tools._lib.measure.alternation import Outcome, commit_library, measure_rows
 from tools._lib.measure.comparison import (
     COUNT_FACTOR,
     FAILED,
@@ -182,7 +182,7 @@ class ReleaseComparison:
             )
         return rows, missing
 
-    def measure_again(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
+    def alternate(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
         """The timed rows by alternation, each by what it will be judged at: each
         release's interpreter over the commit's library."""
         with commit_library(self.repo, self.commit) as library:
@@ -190,7 +190,7 @@ class ReleaseComparison:
                 Side(name, release.python, library)
                 for name, release in zip(self.names, self.releases, strict=True)
             )
-            return measure_again(self.repo, sides, list(thresholds), thresholds)
+            return measure_rows(self.repo, sides, list(thresholds), thresholds)
 
     def decide(self, measured: int) -> ReleaseVerdict:
         """The verdict after asv's run exited ``measured``: every row compared, the % of
@@ -202,7 +202,7 @@ class ReleaseComparison:
         chosen = [row for row in rows if PEAK_METHOD not in row.benchmark]
         timed = [row for row in chosen if is_timed(row)]
         thresholds = {row.label: self.floors.threshold(row.label, self.factor) for row in timed}
-        outcomes = self.measure_again(thresholds) if timed else {}
+        outcomes = self.alternate(thresholds) if timed else {}
         twins = count_twins(self.repo)
         compared = []
         for row in chosen:
