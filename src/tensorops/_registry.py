@@ -51,7 +51,7 @@ class Variant:
     # The output dtype when it differs from the inputs' (autocast); None means "the same".
     output_dtype: torch.dtype | None = None
     # An optimizer step updates its inputs (parameters, state) in place, as training does;
-    # every other variant must leave its inputs as they were (tests/unit/test_variants.py).
+    # every other variant must leave its inputs as they were (tests/unit/library/test_variants.py).
     updates_inputs: bool = False
 
     def bind(self, inputs: Inputs) -> Callable[[], Any]:

@@ -5,8 +5,8 @@ saying why, and so does every row that skips by design. A large row of a low-pre
 dtype this CPU has no native arithmetic for runs a smaller case of the same code path
 (``sized_for_this_cpu``). How well a row is measured is not
 asked here: the warm-up, the blocks of the tracks and the calibration
-have their own tests (tests/unit/test_harness_*.py), and asv's own runs are in
-test_asv_e2e.py. tests/unit/test_suites.py checks that these are the rows asv discovers."""
+have their own tests (tests/unit/harness/), and asv's own runs are in
+test_asv_e2e.py. tests/unit/harness/test_suites.py checks that these are the rows asv discovers."""
 
 from __future__ import annotations
 

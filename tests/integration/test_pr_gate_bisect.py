@@ -3,7 +3,7 @@ passes the gate, the planted 2x slowdown fails it with the regression message, i
 twin's rise names the functions that grew, a raising benchmark fails it with the failure
 message, and bisect names the planted commit. (The triage bisects the same history over
 its whole range: test_triage.py; the checks' logic on scripted measurements:
-tests/unit/test_bisection.py.)"""
+tests/unit/triage/test_bisection.py.)"""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Findings 3, 4, 5, 7, 12 and 14 of the second hardening review, reproduced against the
 tools of 6823a21 (the landing before the rework that fixed them), with the same assertions
-as tests/unit/test_hardening.py's tests of those rows, written for that commit's module
-layout (tools/common.py, tools/triage.py, tools/results_branch.py). Every test here fails
-at 6823a21; its counterpart in tests/unit/test_hardening.py passes on the current code.
+as tests/unit/scenarios/test_second_hardening_review.py's tests of those rows, written for
+that commit's module layout (tools/common.py, tools/triage.py, tools/results_branch.py).
+Every test here fails at 6823a21; its counterpart in
+tests/unit/scenarios/test_second_hardening_review.py passes on the current code.
 
     git worktree add /tmp/before 6823a21
     cd /tmp/before && PYTHONPATH=. python -m pytest -p no:cacheprovider \

@@ -17,9 +17,6 @@ What it guards:
 
 from __future__ import annotations
 
-import base64
-import os
-import re
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -30,25 +27,12 @@ from tools._lib.base.cli import BadInput, ExternalFailure, one_line
 from tools._lib.base.git import git
 from tools._lib.store.guard import Guard
 from tools._lib.store.outbox import Outbox, write_atomically
+from tools._lib.store.remote import REJECTED, TRANSIENT, token_environment, token_for
 from tools._lib.store.tree import check_path, merge_benchmarks
 
 DEFAULT_BRANCH = "asv-results"
 # Overridden by GIT_AUTHOR_* / GIT_COMMITTER_* in the environment when those are set.
 IDENTITY = ("-c", "user.name=tensorops results", "-c", "user.email=results@tensorops.invalid")
-# A push that failed for one of these may succeed when tried again.
-TRANSIENT = re.compile(
-    r"could not resolve host|failed to connect|connection (reset|refused|timed out)|"
-    r"operation timed out|remote end hung up unexpectedly|early eof|rpc failed|"
-    r"empty reply from server|ssl_error_syscall|returned error: (5\d\d|429)",
-    re.IGNORECASE,
-)
-# A push that lost a race to another: GitHub's words, and git's own on a local remote
-# (its ref moved under the push's atomic transaction).
-REJECTED = re.compile(
-    r"\[rejected\]|non-fast-forward|fetch first|failed to update ref|cannot lock ref"
-    r"|atomic transaction failed",
-    re.I,
-)
 
 
 @dataclass
@@ -98,22 +82,10 @@ class ResultsBranch:
 
     def _token(self) -> str:
         url = git("remote", "get-url", self.remote, cwd=self.repo, check=False)
-        return os.environ.get("GITHUB_TOKEN", "") if url.startswith("https://") else ""
+        return token_for(url)
 
     def remote_env(self) -> dict | None:
-        """In Actions, the token as git configuration in the environment of the commands
-        that reach the remote: never on a command line (``ps`` shows those) nor in
-        .git/config."""
-        token = self._token()
-        if not token:
-            return None
-        basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-        return {
-            **os.environ,
-            "GIT_CONFIG_COUNT": "1",
-            "GIT_CONFIG_KEY_0": "http.extraheader",
-            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
-        }
+        return token_environment(self._token())
 
     def on_remote(self, *args: str, cwd: Path | None = None, check: bool = True) -> str:
         return git(

