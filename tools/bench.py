@@ -1,13 +1,18 @@
 """Benchmark the committed HEAD on this machine and publish the site: the README's first
 command (``tools/dev.sh bench`` sets up, then runs this).
 
-    python -m tools.bench [--tier nightly|pr|weekly|all] [--rounds 1] [-- ASV RUN OPTIONS]
+    python -m tools.bench [--tier nightly|pr|weekly|all] [--rounds 1] [--emulated]
+                          [-- ASV RUN OPTIONS]
 
 By default the nightly tier: the pr and nightly rows, their instruction counts included
 (benchmarks/_harness/tiers.py); ``--tier weekly`` the shape sweeps, ``--tier all`` every
 row. Each row is timed in one round (one benchmark process) by default, half what the
 nightly's history takes (asv's two), so a first look at the site costs minutes, not most
-of an hour; ``--rounds 2`` measures as the nightly does. One line per phase: the
+of an hour; ``--rounds 2`` measures as the nightly does. On a CPU with no native
+arithmetic for bfloat16 or float16 (no AVX-512 BF16/FP16 or AMX: GitHub's hosted runners,
+many EPYC and Xeon hosts) the first look leaves those rows out and says how many: torch
+computes them through float32 there, a large product at a minute a call, and the nightly
+measures them; ``--emulated`` includes them. One line per phase: the
 environment (asv's virtualenv, built on first use), the benchmarks (asv's own progress
 lines), a publish of the timed rows (with the address to open: the site is there to look
 at while the counts run), the counts (one valgrind process for the commit), and the
@@ -30,7 +35,7 @@ from pathlib import Path
 
 from tools._lib.asv.machines import register_machine
 from tools._lib.asv.run import asv, bench_selection, ensure_environment, split_bench_selection
-from tools._lib.asv.suites import discovered, tier_selection
+from tools._lib.asv.suites import discovered, emulated_rows, tier_selection
 from tools._lib.base.cli import BadInput, ExternalFailure, Status, command_parser, run_main
 from tools._lib.base.git import git, repo_root
 from tools._lib.store.site import publish
@@ -55,13 +60,25 @@ def phase(number: int, name: str, what: str) -> float:
     return time.monotonic()
 
 
-def selections(repo: Path, tier: str, asv_args: list[str], rows: list[str]) -> tuple[str, str]:
-    """The two asv runs' ``--bench`` regexes: the timed rows, then the counts. A chosen
-    regex is looked for anywhere in a row's name (``name(params)``), as asv looks; one that
-    is no regex or selects none of ``rows`` is bad input, before any environment is built."""
+def leaving_out(rows: set[str]) -> str:
+    """A regex lookahead that leaves out exactly ``rows`` (``name(params)``); empty when
+    there are none."""
+    if not rows:
+        return ""
+    return "(?!(?:" + "|".join(re.escape(row) + "$" for row in sorted(rows)) + "))"
+
+
+def selections(
+    repo: Path, tier: str, asv_args: list[str], rows: list[str], left: set[str] = frozenset()
+) -> tuple[str, str]:
+    """The two asv runs' ``--bench`` regexes: the timed rows, then the counts; the tier's
+    rows less the ``left`` ones. A chosen regex is looked for anywhere
+    in a row's name (``name(params)``), as asv looks; one that is no regex or selects none
+    of ``rows`` is bad input, before any environment is built."""
     chosen = bench_selection(asv_args)
     if not chosen:
         body = f"(?:{tier_selection(repo, TIERS[tier])[0].removeprefix('^')})"
+        body = leaving_out(set(left)) + body
         return f"^(?!{COUNTS}){body}", f"^(?={COUNTS}){body}"
     body = ".*?(?:" + "|".join(f"(?:{r})" for r in chosen) + ")"
     shown = " ".join(chosen)
@@ -105,6 +122,12 @@ def parse():
         help="which rows (default nightly: the pr and nightly rows)",
     )
     parser.add_argument(
+        "--emulated",
+        action="store_true",
+        help="include the rows of dtypes this CPU computes through float32 (bfloat16, "
+        "float16 without native support), which the first look leaves out",
+    )
+    parser.add_argument(
         "--rounds",
         type=positive,
         default=1,
@@ -131,6 +154,19 @@ def counts_phase(regex: str, rows: list[str]) -> str:
     )
 
 
+def left_out(repo: Path, tier: str, rows: list[str], left: set[str]) -> None:
+    """Say how many of the tier's rows the first look leaves out, and why."""
+    everything, _ = selections(repo, tier, [], rows)
+    count = len(set(selected_rows(everything, rows)) & left)
+    if count:
+        print(
+            f"bench: left out {count} rows: large bfloat16 or float16 calls this CPU computes "
+            "through float32 (no AVX-512 BF16/FP16 or AMX), at up to a minute a call; the "
+            "nightly measures them, and --emulated includes them here",
+            flush=True,
+        )
+
+
 def announce(head: str, machine: str, tier: str, rounds: int) -> None:
     rest = (
         " (the pr and nightly rows, counts included; --tier weekly or --tier all for the rest)"
@@ -148,8 +184,11 @@ def main() -> int:
     args = parse()
     repo, machine = repo_root(), platform.node() or "this-machine"
     rows = [row for _, named in discovered(repo).values() for row in named]
-    timed, counted = selections(repo, args.tier, args.asv_args, rows)
+    left = set() if args.emulated else emulated_rows(repo)
+    timed, counted = selections(repo, args.tier, args.asv_args, rows, left)
     announce(git("rev-parse", "--short", "HEAD", cwd=repo), machine, args.tier, args.rounds)
+    if left and not bench_selection(args.asv_args):
+        left_out(repo, args.tier, rows, left)
     register_machine(machine)
     begun = phase(1, "environment", "asv's virtualenv in .asv/env (built on first use)")
     ensure_environment(repo)

@@ -18,9 +18,8 @@ import pytest
 import torch
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
-import tensorops
 from benchmarks import _harness
-from benchmarks._harness import controls, devices, prepare, tracks
+from benchmarks._harness import controls, devices, emulated, prepare, tracks
 from benchmarks._harness.prepare import prepare_once
 from benchmarks._harness.twins import Counted
 from tests.support.suites import benchmark_classes, benchmark_methods, combinations, qualified
@@ -44,33 +43,23 @@ UNITS = ("GFLOP/s", "GB/s", "% of peak", "seconds", "bytes", "instructions")
 FAKE_COUNTS = {case.key: 1234.5 for case in Counted.rows.values()}
 
 
-# Work of one call (FLOPs) past which a row of a dtype this CPU emulates runs a smaller
-# case: without native bfloat16 or float16 torch computes through float32 at a fraction of
-# a GFLOP/s (a bfloat16 2048^3 matmul took about a minute a call on an AVX2-only EPYC, four
-# such rows eight minutes of this test: docs/reference/tests.md), and what this test asks
-# (a setup, a call, the tracks' values and units) does not depend on the size.
-EMULATED_MAX_FLOPS = 2**28
-
-
 def sized_for_this_cpu(combination) -> tuple:
-    """A CPU row's params, its shape halved along its largest even dimension (an odd one is
-    a deliberate edge case, kept) until one call's work is at most ``EMULATED_MAX_FLOPS``,
-    where this CPU has no native arithmetic for the row's dtype: the same op, variant,
-    dtype and layout, a smaller case."""
+    """A row's params; for a large call of a dtype this CPU computes through float32
+    (benchmarks/_harness/emulated.py: a bfloat16 2048^3 matmul took about a minute a call
+    on an AVX2-only EPYC, four such rows eight minutes of this test), its shape halved
+    along its largest even dimension (an odd one is a deliberate edge case, kept) until it
+    is no longer one: the same op, variant, dtype and layout, a smaller case. What this
+    test asks (a setup, a call, the tracks' values and units) does not depend on the size."""
     named, params = combination.named, list(combination.params)
-    dtype, op = named.get("dtype", "float32"), getattr(combination.cls, "op", "")
-    emulated = dtype in devices.LOW_PRECISION_FLAGS
-    if not (emulated and op and "shape" in named and named["device"] == "cpu"):
-        return tuple(params)
-    if dtype in devices.CpuDevice().native_dtypes():
-        return tuple(params)
-    shape = list(named["shape"])
-    while (tensorops.Case(op, tuple(shape), dtype=dtype).flops or 0) > EMULATED_MAX_FLOPS:
+    native = devices.CpuDevice().native_dtypes()
+    shape = list(named.get("shape", ()))
+    while emulated.emulated_here(combination.cls, {**named, "shape": tuple(shape)}, native):
         even = [size for size in shape if size % 2 == 0]
         if not even:
             break
         shape[shape.index(max(even))] //= 2
-    params[list(combination.cls.param_names).index("shape")] = tuple(shape)
+    if "shape" in named:
+        params[list(combination.cls.param_names).index("shape")] = tuple(shape)
     return tuple(params)
 
 

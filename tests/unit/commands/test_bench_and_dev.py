@@ -101,6 +101,32 @@ def test_the_bench_command_finds_a_chosen_regex_anywhere_in_a_row_as_asv_does(mo
     assert bench.run(REPO_ROOT, "m", timed, ROWS, [], 1) is None
 
 
+def test_the_first_look_leaves_out_large_calls_this_cpu_emulates_and_says_so(monkeypatch, capsys):
+    """On a CPU without native bfloat16 or float16, the tier's large calls of those dtypes
+    are left out of the first look, with a line that says how many and why; on one with
+    them, or with --emulated, nothing is."""
+    from benchmarks._harness import devices, emulated
+    from tools import bench
+    from tools._lib.asv.suites import discovered
+
+    rows = [row for _, named in discovered(REPO_ROOT).values() for row in named]
+    product = "bench_matmul.MatMul.time_matmul('cpu', '{}', (1024, 1024, 1024), 'mm')"
+    small = "bench_activation.Gelu.time_gelu('cpu', 'bfloat16', (32, 512, 768), 'exact')"
+    for native, expected in ((set(), False), ({"bfloat16", "float16"}, True)):
+        monkeypatch.setattr(devices.CpuDevice, "native_dtypes", lambda self, n=native: n)
+        left = bench.emulated_rows(REPO_ROOT)
+        timed, _ = bench.selections(REPO_ROOT, "nightly", [], rows, left)
+        kept = set(bench.selected_rows(timed, rows))
+        assert (product.format("bfloat16") in kept) is expected
+        assert (product.format("float16") in kept) is expected
+        assert product.format("float32") in kept and small in kept  # small calls stay
+    monkeypatch.setattr(devices.CpuDevice, "native_dtypes", lambda self: set())
+    bench.left_out(REPO_ROOT, "nightly", rows, bench.emulated_rows(REPO_ROOT))
+    said = capsys.readouterr().out
+    assert "bench: left out" in said and "--emulated includes them" in said
+    assert emulated.EMULATED_MAX_FLOPS == 2**28
+
+
 def test_ci_runs_the_readme_test_command():
     readme = (REPO_ROOT / "README.md").read_text()
     ci = (REPO_ROOT / ".ci" / "run").read_text()

@@ -64,6 +64,15 @@ def tier_rows(repo: Path, tiers: Sequence[str]) -> list[str]:
         return [row for row, tier in declared.rows(classes) if tier in wanted]
 
 
+def emulated_rows(repo: Path) -> set[str]:
+    """The rows this CPU computes through float32, large calls of a dtype it has no native
+    arithmetic for (benchmarks/_harness/emulated.py)."""
+    with importable(repo):
+        from benchmarks._harness import emulated, tiers
+
+        return emulated.emulated_rows(tiers.benchmark_classes(tiers.suite_modules()))
+
+
 def count_twins(repo: Path) -> dict[str, str]:
     """Each timed row (``name(params)``) and its instruction-count twin's row."""
     with importable(repo):
