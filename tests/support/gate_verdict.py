@@ -45,3 +45,20 @@ def verdict(**overrides) -> dict:
         "rows": [row()],
     }
     return {**found, **overrides}
+
+
+def broken(path: str, value):
+    """A verdict with one field (``top.NAME`` or ``row.NAME`` of its row) set to ``value``
+    (``KeyError``: left out; ``"LONG"``: 5,000 characters)."""
+    data = verdict()
+    target, *keys = path.split(".")
+    holder = data if target == "top" else data["rows"][0]
+    for key in keys[:-1]:
+        holder = holder[key]
+    if value is KeyError:
+        del holder[keys[-1]]
+    elif value == "LONG":
+        holder[keys[-1]] = "x" * 5000
+    else:
+        holder[keys[-1]] = value
+    return data

@@ -69,8 +69,16 @@ def test_two_answers_written_at_once_are_both_read_within_the_bound(tmp_path):
 # ------------------------------------------------------------- values that are no measurement
 
 
-@pytest.mark.parametrize("value", ["nan", "inf", "zero", "negative"])
-@pytest.mark.parametrize("at", ["before", "after"])
+@pytest.mark.parametrize(
+    ("value", "at"),
+    [
+        ("nan", "after"),
+        ("inf", "after"),
+        ("negative", "after"),
+        ("zero", "after"),
+        ("zero", "before"),
+    ],
+)
 def test_a_value_that_is_no_measurement_ends_its_row_saying_so(probe_repo, tmp_path, value, at):
     sides = (side(tmp_path, "ok"), side(tmp_path, value))
     sides = sides if at == "after" else sides[::-1]
