@@ -13,15 +13,16 @@ from tools._lib.verdict.judge import of_asv_row, of_judged, of_missing
 from tools._lib.verdict.markdown import markdown
 from tools._lib.verdict.row import MAX_TEXT, GateReport, Judgement, RowVerdict
 
-UNMATCHED = ((Unmatched.gone, Judgement.GONE), (Unmatched.new, Judgement.NEW))
-
 
 def unmatched_verdict(unmatched: Unmatched) -> RowVerdict | None:
     """A row not measured at both commits; None for one neither could run here."""
-    judgement = next((j for test, j in UNMATCHED if test.fget(unmatched)), None)
-    if judgement is None and unmatched.failed:
+    if unmatched.gone:
+        judgement = Judgement.GONE
+    elif unmatched.new:
+        judgement = Judgement.NEW
+    elif unmatched.failed:
         judgement = Judgement.FAILED
-    if judgement is None:
+    else:
         return None
     why = f"{unmatched.before} at the base, {unmatched.after} at the head"
     return of_missing(unmatched.label, judgement, why)

@@ -8,7 +8,7 @@ library only: the comment job installs nothing)."""
 from __future__ import annotations
 
 from tools._lib.base.text import cell, code
-from tools._lib.verdict.row import GateReport, Judgement, RowVerdict
+from tools._lib.verdict.row import MOVED, GateReport, Judgement, RowVerdict
 
 VERDICTS = {
     0: "no benchmark got slower than its threshold",
@@ -73,7 +73,7 @@ def asv_table(rows: list[tuple[RowVerdict, tuple[float, float]]], changes: bool)
 
 def changes(report: GateReport) -> str:
     """The rows that changed beyond their threshold, both kinds; empty when none."""
-    moved = report.where(Judgement.SLOWER, Judgement.FASTER)
+    moved = report.where(*MOVED)
     paired = [row for row in moved if row.method == "paired"]
     counted = [(row, (row.before, row.after)) for row in moved if row.method == "asv"]
     parts = [paired_table(paired)] if paired else []

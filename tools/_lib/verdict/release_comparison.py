@@ -98,9 +98,6 @@ class ReleaseVerdict:
     status: Status
     rows: list[Compared] = field(default_factory=list)
 
-    def where(self, *judgements: Judgement) -> list[Compared]:
-        return [row for row in self.rows if row.judgement in judgements]
-
 
 def peak_row(label: str) -> str:
     """The % of peak row of a timed row's class and params."""

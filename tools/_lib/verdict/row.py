@@ -105,7 +105,7 @@ class GateReport:
         rows = data["rows"]
         if not isinstance(rows, list) or len(rows) > MAX_ROWS:
             raise ValueError("rows is not a list of rows")
-        report = cls(
+        return cls(
             status=choice(data, "status", (0, 1, 2, 3)),
             nothing_compared=flag(data, "nothing_compared"),
             base=matching(data, "base", COMMIT),
@@ -120,7 +120,6 @@ class GateReport:
             unavailable=count(data, "unavailable"),
             rows=tuple(row_from_json(row) for row in rows),
         )
-        return report
 
 
 def row_from_json(data) -> RowVerdict:
