@@ -51,9 +51,8 @@ from tools._lib.base.cli import (
     machine_name,
     run_main,
 )
-from tools._lib.base.git import repo_root, resolve_commit
+from tools._lib.base.git import commit_library, repo_root, resolve_commit
 from tools._lib.base.step_summary import write_summary
-from tools._lib.measure.alternation import commit_library
 from tools._lib.measure.explain import explain_releases
 from tools._lib.measure.host_floors import no_floors, read_floors
 from tools._lib.measure.workers import Side

@@ -11,9 +11,10 @@ import statistics
 import sys
 from pathlib import Path
 
-from tools._lib.base.git import resolve_commit
+from tools._lib.asv.matrix import default_python
+from tools._lib.base.git import commit_library, resolve_commit
 from tools._lib.measure import workers
-from tools._lib.measure.alternation import PAIRS, ROW_SECONDS, commit_library, default_python
+from tools._lib.measure.alternation import PAIRS, ROW_SECONDS
 
 rows = []
 timed_blocks, hear = workers.alternate, workers.RowOnSides.hear

@@ -20,6 +20,7 @@ FLOORS = {
     "asv": 2,
     "store": 3,
     "measure": 3,
+    "reach": 3,
     "verdict": 4,
     "triage": 5,
 }

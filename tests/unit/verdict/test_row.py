@@ -22,7 +22,7 @@ def test_a_verdict_reads_back_as_it_was_written():
     [
         ("top.status", 7),
         ("top.status", "0"),
-        ("top.version", 2),
+        ("top.version", 1),
         ("top.base", "main"),
         ("top.factor", float("nan")),
         ("top.rows", "none"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.base.cli import BadInput
+from tools._lib.base.cli import BadInput, ExternalFailure
 
 
 @dataclass(frozen=True)
@@ -89,3 +89,13 @@ def chosen_releases(repo: Path, spec: str) -> list[Release]:
     if not chosen:
         raise BadInput(f"--releases {spec!r}: name default, others, all or versions")
     return list(dict.fromkeys(chosen))
+
+
+def default_python(repo: Path) -> Path:
+    """The interpreter of the default release's asv environment (the nightly's)."""
+    release = default_release(repo)
+    if not release.built:
+        raise ExternalFailure(
+            f"no asv environment of torch {release.torch} in {release.env_dir} (run asv first)"
+        )
+    return release.python

@@ -3,8 +3,10 @@ message need not be UTF-8), failures as one line, never a prompt."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tools._lib.base.cli import BadInput, ExternalFailure, one_line
@@ -70,3 +72,16 @@ def subject_and_author(commit: str, repo: Path) -> tuple[str, str]:
         "\0"
     )
     return subject, author
+
+
+@contextlib.contextmanager
+def commit_library(repo: Path, commit: str) -> Iterator[Path]:
+    """A worktree of ``commit``, removed afterwards; its ``src`` is that commit's library
+    (tensorops is pure Python, so its source is what asv would install)."""
+    with tempfile.TemporaryDirectory(prefix="library-") as scratch:
+        tree = Path(scratch) / commit[:12]
+        git("worktree", "add", "--quiet", "--detach", str(tree), commit, cwd=repo)
+        try:
+            yield tree / "src"
+        finally:
+            git("worktree", "remove", "--force", str(tree), cwd=repo, check=False)

@@ -19,16 +19,15 @@ row with the reason (tools/_lib/measure/workers.py), and the next row starts a n
 
 from __future__ import annotations
 
-import contextlib
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools._lib.asv.matrix import default_release
+from tools._lib.asv.matrix import default_python
 from tools._lib.base.cli import ExternalFailure
-from tools._lib.base.git import git
+from tools._lib.base.git import commit_library
 from tools._lib.measure.paired import Paired
 from tools._lib.measure.workers import (
     SETUP_SECONDS,
@@ -159,29 +158,6 @@ def describe(outcome: Outcome) -> str:
         return f"{outcome.label}: not measured: {outcome.why}"
     low, high = outcome.paired.slowdown_interval
     return f"{outcome.label}: {outcome.paired.slowdown:.3f}x ({low:.3f} to {high:.3f})"
-
-
-@contextlib.contextmanager
-def commit_library(repo: Path, commit: str) -> Iterator[Path]:
-    """A worktree of ``commit``, removed afterwards; its ``src`` is that commit's library
-    (tensorops is pure Python, so its source is what asv would install)."""
-    with tempfile.TemporaryDirectory(prefix="library-") as scratch:
-        tree = Path(scratch) / commit[:12]
-        git("worktree", "add", "--quiet", "--detach", str(tree), commit, cwd=repo)
-        try:
-            yield tree / "src"
-        finally:
-            git("worktree", "remove", "--force", str(tree), cwd=repo, check=False)
-
-
-def default_python(repo: Path) -> Path:
-    """The interpreter of the default release's asv environment (the nightly's)."""
-    release = default_release(repo)
-    if not release.built:
-        raise ExternalFailure(
-            f"no asv environment of torch {release.torch} in {release.env_dir} (run asv first)"
-        )
-    return release.python
 
 
 def compare_commits(

@@ -125,6 +125,10 @@ class Verdict:
 class Gate:
     """One base/head comparison on one asv machine and one host's floors."""
 
+    # The rows this gate measures where it chose some of a benchmark's rows (asv keeps the
+    # others in the result file, run at neither commit); None: every row recorded.
+    measured: frozenset[str] | None = None
+
     def __init__(
         self, repo: Path, base: str, head: str, factor: float, machine: str, floors: Floors
     ):
@@ -170,7 +174,13 @@ class Gate:
 
     def rows(self) -> tuple[list[Row], list[Unmatched]]:
         """The rows measured at both commits, and the others with what each recorded."""
-        return match_rows(*self.recorded(), self.units())
+        rows, unmatched = match_rows(*self.recorded(), self.units())
+        if self.measured is None:
+            return rows, unmatched
+        return (
+            [row for row in rows if row.label in self.measured],
+            [one for one in unmatched if one.label in self.measured],
+        )
 
     def asv_slower(self, rows: list[Row]) -> list[Row]:
         """The counts and memory rows asv's numbers call slower."""

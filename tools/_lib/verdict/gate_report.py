@@ -11,7 +11,14 @@ from tools._lib.measure.comparison import Unmatched, is_count
 from tools._lib.verdict.gate import Gate, Verdict, is_timed
 from tools._lib.verdict.judge import of_asv_row, of_judged, of_missing
 from tools._lib.verdict.markdown import markdown
-from tools._lib.verdict.row import MAX_TEXT, GateReport, Judgement, RowVerdict
+from tools._lib.verdict.row import (
+    MAX_TEXT,
+    Because,
+    GateReport,
+    Judgement,
+    RowSelection,
+    RowVerdict,
+)
 
 
 def unmatched_verdict(unmatched: Unmatched) -> RowVerdict | None:
@@ -28,7 +35,9 @@ def unmatched_verdict(unmatched: Unmatched) -> RowVerdict | None:
     return of_missing(unmatched.label, judgement, why)
 
 
-def gate_report(gate: Gate, verdict: Verdict, names: tuple[str, str]) -> GateReport:
+def gate_report(
+    gate: Gate, verdict: Verdict, names: tuple[str, str], selection: RowSelection
+) -> GateReport:
     judged = {one.row.label: one for one in verdict.judged}
     rows = [
         of_judged(judged[row.label], gate.floors.by_row.get(row.label))
@@ -52,10 +61,20 @@ def gate_report(gate: Gate, verdict: Verdict, names: tuple[str, str]) -> GateRep
         count_factor=gate.count_factor,
         unavailable=others.count(None),
         rows=tuple(rows + [one for one in others if one is not None]),
+        selection=selection,
     )
 
 
+def every_row_asked(rows: int) -> RowSelection:
+    """The selection of a comparison that measures every row it was given (the studies'
+    no-op comparisons, a gate told ``--all``)."""
+    why = "every row asked for is measured"
+    return RowSelection(rows, rows, "", (Because("every row", why, True, ()),))
+
+
 def summary(gate: Gate, verdict: Verdict, names: tuple[str, str], why: Callable[[], str]) -> str:
-    """The whole summary; ``why`` gives the grown functions of counts that rose."""
+    """The whole summary of a comparison of every row asked for; ``why`` gives the grown
+    functions of counts that rose."""
     grown = why() if verdict.status == 1 else ""
-    return markdown(gate_report(gate, verdict, names), grown=grown)
+    selection = every_row_asked(len(verdict.rows) + len(verdict.unmatched))
+    return markdown(gate_report(gate, verdict, names, selection), grown=grown)

@@ -17,6 +17,9 @@ VERDICTS = {
     3: "asv failed before giving a verdict (see the log)",
 }
 NOTHING_COMPARED = "no benchmark was measured at both commits"
+NOTHING_REACHED = "nothing to measure: no benchmark row can reach what this change touched"
+# A reason's rows shown in its table cell; the rest are in the details below it.
+ROWS_IN_CELL = 3
 # asv's own short units, so a value reads as asv compare shows it.
 SCALES = {
     "seconds": ((1.0, "s"), (1e-3, "ms"), (1e-6, "μs"), (1e-9, "ns")),
@@ -25,7 +28,49 @@ SCALES = {
 
 
 def headline(report: GateReport) -> str:
+    if report.selection.nothing:
+        return NOTHING_REACHED
     return NOTHING_COMPARED if report.nothing_compared else VERDICTS[report.status]
+
+
+def reached(report: GateReport) -> str:
+    """What the change touched, what each thing selected and why, and how many rows were
+    measured of those the gate could have measured."""
+    chosen = report.selection
+    if chosen.nothing:
+        lead = f"Nothing measured: none of the {chosen.candidates} rows can reach these changes."
+    else:
+        lead = f"Measured {chosen.selected} of {chosen.candidates} rows"
+        lead += f" (what each row reaches: {code(chosen.source)})." if chosen.source else "."
+    lines = [
+        "### What this change can reach",
+        "",
+        lead,
+        "",
+        "| Changed | Why | Rows selected |",
+        "|---------|-----|---------------|",
+    ]
+    for one in chosen.because:
+        if one.every:
+            rows = "every row"
+        elif not one.rows:
+            rows = "none"
+        else:
+            shown = ", ".join(cell(row) for row in one.rows[:ROWS_IN_CELL])
+            more = len(one.rows) - ROWS_IN_CELL
+            rows = f"{len(one.rows)}: {shown}" + (f" and {more} more" if more > 0 else "")
+        lines.append(f"| {cell(one.change)} | {cell(one.why)} | {rows} |")
+    listed = [one for one in chosen.because if len(one.rows) > ROWS_IN_CELL and not one.every]
+    text = "\n".join(lines)
+    if listed:
+        text += "\n\n" + details(
+            "The rows each change selected",
+            "\n\n".join(
+                f"{code(one.change)}:\n\n" + "\n".join(f"- {code(row)}" for row in one.rows)
+                for one in listed
+            ),
+        )
+    return text
 
 
 def human(value: float | None, unit: str) -> str:
@@ -129,6 +174,7 @@ def markdown(report: GateReport, grown: str = "", provenance: str = "") -> str:
     them); ``provenance``: what measured it (the comment says)."""
     sections = [f"## Benchmarks: {headline(report)}", facts(report)]
     sections += [provenance] if provenance else []
+    sections.append(reached(report))
     compared = [row for row in report.rows if row.recorded is not None]
     if compared:
         sections.append(changes(report) or "No benchmark changed beyond its threshold.")

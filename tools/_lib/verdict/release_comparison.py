@@ -17,7 +17,8 @@ from tools._lib.asv.results import RESULTS_DIR, commit_rows
 from tools._lib.asv.run import asv, bench_selection
 from tools._lib.asv.suites import count_twins, discovered, tier_rows, tier_selection
 from tools._lib.base.cli import Status
-from tools._lib.measure.alternation import Outcome, commit_library, measure_rows
+from tools._lib.base.git import commit_library
+from tools._lib.measure.alternation import Outcome, measure_rows
 from tools._lib.measure.comparison import (
     COUNT_FACTOR,
     FAILED,

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, fields
 
-VERSION = 1
+VERSION = 2
 # A benchmark's label as asv names its row: ``module.Class.method(params)``.
 LABEL = re.compile(r"[A-Za-z_][\w.]*(\([^\n\r]*\))?")
 COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -21,6 +21,7 @@ MACHINE = re.compile(r"[A-Za-z0-9][\w.-]*")
 UNIT = re.compile(r"[\w/% ]{0,40}")
 MAX_TEXT = 500  # a ref name, a host, a reason
 MAX_ROWS = 100_000
+MAX_REASONS = 10_000
 
 
 class Judgement(enum.StrEnum):
@@ -68,6 +69,34 @@ class RowVerdict:
 
 
 @dataclass(frozen=True)
+class Because:
+    """One thing the change touched (a file, or ``path: function``), why it reaches what it
+    does, and the rows it selected (``every``: every row; none: no row runs it)."""
+
+    change: str
+    why: str
+    every: bool
+    rows: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RowSelection:
+    """Which rows the gate measured out of how many it could have, where the map of what
+    each row reaches came from, and why (tools/_lib/reach/selection.py)."""
+
+    candidates: int
+    selected: int
+    source: str
+    because: tuple[Because, ...]
+
+    @property
+    def nothing(self) -> bool:
+        """No row selected: the change reaches none (a comparison of every row asked for
+        that had none to compare is a failure, said as such)."""
+        return self.selected == 0 and not any(one.every for one in self.because)
+
+
+@dataclass(frozen=True)
 class GateReport:
     """The gate's verdict on a base and a head: its status, where and how it measured,
     every row's verdict, and how many rows neither commit could run here."""
@@ -85,6 +114,7 @@ class GateReport:
     count_factor: float
     unavailable: int
     rows: tuple[RowVerdict, ...]
+    selection: RowSelection
 
     def where(self, *judgements: Judgement) -> list[RowVerdict]:
         return [row for row in self.rows if row.judgement in judgements]
@@ -119,7 +149,36 @@ class GateReport:
             count_factor=number(data, "count_factor", above=1.0),
             unavailable=count(data, "unavailable"),
             rows=tuple(row_from_json(row) for row in rows),
+            selection=selection_from_json(data["selection"]),
         )
+
+
+def selection_from_json(data) -> RowSelection:
+    if not isinstance(data, dict) or set(data) != {f.name for f in fields(RowSelection)}:
+        raise ValueError("selection is not the gate's row selection")
+    because = data["because"]
+    if not isinstance(because, list) or len(because) > MAX_REASONS:
+        raise ValueError("selection.because is not a list of reasons")
+    return RowSelection(
+        candidates=count(data, "candidates"),
+        selected=count(data, "selected"),
+        source=text(data, "source"),
+        because=tuple(because_from_json(one) for one in because),
+    )
+
+
+def because_from_json(data) -> Because:
+    if not isinstance(data, dict) or set(data) != {f.name for f in fields(Because)}:
+        raise ValueError(f"a reason whose fields are not a reason's: {str(data)[:80]!r}")
+    rows = data["rows"]
+    if not isinstance(rows, list) or len(rows) > MAX_ROWS:
+        raise ValueError("a reason's rows are not a list of labels")
+    return Because(
+        change=text(data, "change"),
+        why=text(data, "why"),
+        every=flag(data, "every"),
+        rows=tuple(matching({"row": row}, "row", LABEL) for row in rows),
+    )
 
 
 def row_from_json(data) -> RowVerdict:

@@ -1,0 +1,76 @@
+"""Which rows the PR gate measures: the rows of its selection (the pr tier, or asv's
+``--bench``) that the change from the base to the head can reach, or all of them under
+``--all`` (tools/_lib/reach/selection.py; docs/explanation/continuous.md, "What a change
+can reach")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools._lib.asv.matrix import default_release
+from tools._lib.asv.run import ensure_environment, split_bench_selection
+from tools._lib.asv.suites import count_twins, discovered, tier_rows
+from tools._lib.reach import selection as chosen
+from tools._lib.reach.changes import touched
+from tools._lib.reach.reach_map import reach_at
+from tools._lib.verdict.row import Because, RowSelection
+
+DEFAULT_TIERS = ("pr",)
+# A reason's rows are listed in the report up to this many; beyond, their number.
+LISTED_ROWS = 200
+
+
+def candidate_rows(repo: Path, asv_args: list[str]) -> list[str]:
+    """The rows the gate would measure whatever the change: asv's ``--bench`` choice, or
+    the pr tier's rows."""
+    regexes, _ = split_bench_selection(asv_args)
+    if not regexes:
+        return tier_rows(repo, DEFAULT_TIERS)
+    every = [row for _, rows in discovered(repo).values() for row in rows]
+    return chosen.candidates_of(every, regexes)
+
+
+def gate_selection(
+    repo: Path, base: str, head: str, asv_args: list[str], every: bool, reach_file: Path | None
+) -> chosen.Selection:
+    """The rows to measure and why (``every``: all the candidates, ``--all``)."""
+    candidates = candidate_rows(repo, asv_args)
+    if every:
+        return chosen.everything(candidates, "--all: every row of the selection")
+    what = touched(repo, base, head)
+    if not chosen.needs_map(what):
+        return chosen.select(what, candidates, {}, None)
+    twins = {count: timed for timed, count in count_twins(repo).items()}
+    python = ensure_environment(repo, [default_release(repo)])[0].python
+    traced = sorted({twins.get(row, row) for row in candidates})
+    mapped = reach_at(repo, base, traced, python, reach_file)
+    return chosen.select(what, candidates, twins, mapped.reach, mapped.source)
+
+
+def measured_args(asv_args: list[str], selection: chosen.Selection) -> list[str]:
+    """asv's arguments for exactly the selected rows."""
+    _, rest = split_bench_selection(asv_args)
+    return [*rest, "--bench", chosen.bench_regex(selection.rows)]
+
+
+def row_selection(selection: chosen.Selection) -> RowSelection:
+    """The selection as the gate's report carries it."""
+    return RowSelection(
+        candidates=len(selection.candidates),
+        selected=len(selection.rows),
+        source=selection.source,
+        because=tuple(
+            Because(
+                change=one.touched.name,
+                why=one.why,
+                every=bool(one.rows) and len(one.rows) == len(selection.candidates),
+                rows=one.rows[:LISTED_ROWS] if len(one.rows) != len(selection.candidates) else (),
+            )
+            for one in selection.chosen
+        )
+        + (
+            (Because("(rows the map lacks)", chosen.NOT_MAPPED, False, selection.unmapped),)
+            if selection.unmapped
+            else ()
+        ),
+    )
