@@ -1,4 +1,5 @@
-"""The one planted history the gate, bisect and triage tests share: a base, a no-op commit,
+"""The one planted history the gate, bisect and triage tests share: a base, a no-op commit
+(a comment in logsumexp's functional variant: the gate must select that row and pass it),
 fillers, and a commit that makes logsumexp's functional variant reduce every row twice (2x
 the time, compute-bound, and more instructions), at a random one of five positions; a
 branch off the tip whose silu raises and whose gelu indexes past its input's end. Built
@@ -32,6 +33,10 @@ ORIGINAL = '    """torch.logsumexp."""\n    return torch.logsumexp(x, dim=-1)\n'
 PLANTED = ORIGINAL.replace("    return", "    torch.logsumexp(x, dim=-1)\n    return")
 
 
+SIGNATURE = "def logsumexp(x: torch.Tensor) -> torch.Tensor:\n"
+SAID_AGAIN = SIGNATURE + "    # The log of the sum of the exponentials, along the last dimension.\n"
+
+
 def reduction(root: Path) -> tuple[Path, str]:
     source = root / "src" / "tensorops" / "reduction.py"
     return source, source.read_text()
@@ -46,6 +51,13 @@ def plant(root: Path) -> None:
 def undo(root: Path) -> None:
     source, text = reduction(root)
     source.write_text(text.replace(PLANTED, ORIGINAL))
+
+
+def say_again(root: Path) -> None:
+    """A comment in the variant's body: a change the gate must measure, and pass."""
+    source, text = reduction(root)
+    assert SIGNATURE in text, "logsumexp's functional variant changed; update the no-op"
+    source.write_text(text.replace(SIGNATURE, SAID_AGAIN))
 
 
 def selection(*rows: str) -> str:
@@ -77,7 +89,7 @@ def build(root: Path, shared_env: Path) -> PlantedHistory:
     remote = root / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
     repo: ProjectRepo = make_project_repo(root / "seed", isolated_env(root / "home"), shared_env)
-    noop = repo.commit("a change that changes no op")
+    noop = repo.commit("a comment in logsumexp, which changes no op", say_again)
     position = random.randrange(1, 6)
     print(f"the slowdown is planted in new commit {position} of 5")
     made = [
