@@ -23,7 +23,11 @@ saving each commit's results as soon as it is measured, and optionally publish t
    A run cut at any point keeps every commit it finished; the next run does the rest.
    ``--budget-minutes`` stops before a commit that would not fit: it waits for the next
    night.
-4. With ``--site``, every machine's results are published there.
+4. A full run of the nightly tier under the default release keeps, beside the results, the
+   map of what each pr row reaches at the newest commit of ``--ref``
+   (``reach/<machine>.json``): the PR gate selects the rows a change can reach with it
+   (tools/_lib/reach/selection.py).
+5. With ``--site``, every machine's results are published there.
 
 A selection or a quick run (``-- --bench X``, ``--quick``, ``-a``) is partial: its results
 go under the machine name NAME-partial, never shadowing NAME's full results; a
@@ -36,10 +40,10 @@ import time
 from pathlib import Path
 
 from tools._lib.asv.machines import describe_machine, register_machine
-from tools._lib.asv.matrix import Release, chosen_releases
+from tools._lib.asv.matrix import Release, chosen_releases, default_release
 from tools._lib.asv.results import RESULTS_DIR, machine_result_files
 from tools._lib.asv.run import ENVIRONMENT_OPTIONS, asv, bench_selection, ensure_environment
-from tools._lib.asv.suites import tier_selection
+from tools._lib.asv.suites import tier_rows, tier_selection
 from tools._lib.asv.torch_builds import write_manifest
 from tools._lib.base.cli import (
     BadInput,
@@ -51,9 +55,11 @@ from tools._lib.base.cli import (
     run_main,
 )
 from tools._lib.base.git import first_parent_commits, repo_root
+from tools._lib.reach.reach_map import refresh_branch_map, traced_rows
 from tools._lib.store.branch import DEFAULT_BRANCH, ResultsBranch
 from tools._lib.store.outbox import Outbox
 from tools._lib.store.site import publish
+from tools._lib.verdict.gate import DEFAULT_TIERS
 
 # asv run options that measure less than the full suite, or measure it less well.
 PARTIAL_OPTIONS = ("--bench", "-b", "--quick", "-q", "--attribute", "-a")
@@ -142,6 +148,19 @@ class Night:
         self.longest = max(self.longest, time.monotonic() - begun)
         return done.returncode == 2
 
+    def map_reach(self) -> None:
+        """What each of the gate's rows reaches at the newest commit, kept beside the
+        results, where a full nightly-tier run under the default release made it."""
+        release = default_release(self.repo)
+        if self.args.tier != "nightly" or self.expected is None or release not in self.releases:
+            return
+        newest = first_parent_commits(self.args.ref, self.repo)[0]
+        _, labels = traced_rows(self.repo, tier_rows(self.repo, DEFAULT_TIERS))
+        if refresh_branch_map(
+            self.repo / RESULTS_DIR, self.machine, self.repo, newest, labels, release.python
+        ):
+            self.save(f"{self.machine}: what the gate's rows reach at {newest[:8]}")
+
     def save(self, message: str) -> None:
         landed = self.branch.save(message, self.outbox)
         where = (
@@ -182,6 +201,7 @@ class Night:
                     flush=True,
                 )
                 failed |= self.measure(commit)
+            self.map_reach()
         if self.args.site:
             publish(self.repo, self.args.site)
         if failed:

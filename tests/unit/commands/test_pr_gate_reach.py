@@ -50,8 +50,10 @@ def gate(repo, env, tmp_path, *extra: str):
 def test_a_change_to_docs_tests_and_workflows_measures_nothing_and_passes(clone, tmp_path):
     repo, env = clone
     (repo / "README.md").write_text((repo / "README.md").read_text() + "\nA line.\n")
-    (repo / "docs" / "new-page.md").write_text("# A page\n")
-    (repo / "tests" / "unit" / "test_new.py").write_text("def test_nothing():\n    pass\n")
+    page = repo / "docs" / "explanation" / "continuous.md"
+    page.write_text(page.read_text() + "\nA line.\n")
+    test = repo / "tests" / "unit" / "reach" / "test_selection.py"
+    test.write_text(test.read_text() + "\n# a comment\n")
     workflow = repo / ".github" / "workflows" / "ci.yml"
     workflow.write_text(workflow.read_text() + "\n# a comment\n")
     commit(repo, env, "docs, a test, a workflow")
@@ -65,8 +67,8 @@ def test_a_change_to_docs_tests_and_workflows_measures_nothing_and_passes(clone,
     assert "Nothing measured: none of the" in text
     for path, why in (
         ("README.md", "documentation"),
-        ("docs/new-page.md", "documentation"),
-        ("tests/unit/test_new.py", "the tests: no benchmark row runs them"),
+        ("docs/explanation/continuous.md", "documentation"),
+        ("tests/unit/reach/test_selection.py", "the tests: no benchmark row runs them"),
         (".github/workflows/ci.yml", "a workflow: no benchmark row runs it"),
     ):
         assert f"| `{path}` | `{why}` | none |" in text, path

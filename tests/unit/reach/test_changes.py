@@ -101,7 +101,7 @@ def test_the_lines_a_diff_takes_out_and_puts_in():
         ("benchmarks/_harness/prepare.py", Reach.EVERY_ROW),
         ("benchmarks/bench_matmul.py", Reach.EVERY_ROW),
         ("asv.conf.json", Reach.EVERY_ROW),
-        ("requirements/bench.txt", Reach.EVERY_ROW),
+        ("requirements/dev.txt", Reach.EVERY_ROW),
         ("pyproject.toml", Reach.EVERY_ROW),
         ("src/tensorops/data.json", Reach.EVERY_ROW),
         ("tools/_lib/asv/run.py", Reach.EVERY_ROW),

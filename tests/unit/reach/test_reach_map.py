@@ -12,7 +12,15 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tools._lib.base.cli import BadInput
-from tools._lib.reach.reach_map import CACHE, ReachMap, reach_at, read_map
+from tools._lib.reach.reach_map import (
+    CACHE,
+    ReachMap,
+    branch_map_path,
+    reach_at,
+    read_map,
+    refresh_branch_map,
+)
+from tools._lib.store.tree import check_path
 
 EXACT = "bench_activation.Gelu.time_gelu('cpu', 'float32', (32, 512, 768), 'exact')"
 TANH = "bench_activation.Gelu.time_gelu('cpu', 'float32', (32, 512, 768), 'tanh')"
@@ -67,12 +75,28 @@ def test_the_map_is_kept_by_commit_and_only_missing_rows_are_traced_again(clone,
     )
 
 
-def test_a_map_of_another_commit_or_no_map_is_refused_in_one_line(clone, mapped, tmp_path):
+def test_a_map_of_another_commit_is_left_aside_and_said_so(clone, mapped, tmp_path):
     repo, head = clone
     other = tmp_path / "other.json"
     other.write_text(json.dumps(ReachMap("a" * 40, frozenset(), {}).to_json()))
-    with pytest.raises(BadInput, match="of commit aaaaaaaaaaaa, not the base"):
-        reach_at(repo, head, [EXACT], sys.executable, other)
+    found = reach_at(repo, head, [EXACT], sys.executable, other)
+    assert found.source.startswith(f"{other} is of aaaaaaaaaaaa, not {head[:12]}; read from")
+    assert found.reach.rows[EXACT] == mapped.reach.rows[EXACT]
+
+
+def test_a_file_that_is_no_map_is_refused_in_one_line(clone, tmp_path):
+    repo, head = clone
+    other = tmp_path / "other.json"
     other.write_text('{"version": 1, "rows": 3}')
     with pytest.raises(BadInput, match="is not a reach map"):
         reach_at(repo, head, [EXACT], sys.executable, other)
+
+
+def test_the_nightly_keeps_the_newest_commits_map_beside_the_results(clone, tmp_path):
+    repo, head = clone
+    results = tmp_path / "results"
+    assert refresh_branch_map(results, "gha-cpu", repo, head, [TANH], sys.executable)
+    path = branch_map_path(results, "gha-cpu")
+    check_path(str(path.relative_to(results)))  # the results branch takes it
+    assert read_map(path).commit == head and TANH in read_map(path).rows
+    assert not refresh_branch_map(results, "gha-cpu", repo, head, [TANH], sys.executable)

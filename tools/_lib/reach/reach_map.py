@@ -2,7 +2,7 @@
 benchmarks/_harness/reach.py in the default release's asv environment (the rows' own), that
 commit's library first on the path, and kept by commit (``.asv/reach/<commit>.json``, or a
 file the caller names, such as the nightly's map on the results branch). A map that lacks
-some rows has them traced and added; a map of another commit is refused."""
+some rows has them traced and added; a map of another commit is left aside, and said so."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools._lib.asv.run import allocator_environment
+from tools._lib.asv.suites import count_twins
 from tools._lib.base.cli import BadInput, ExternalFailure, one_line
 from tools._lib.base.git import commit_library
 
@@ -153,22 +154,61 @@ class Mapped:
 def reach_at(
     repo: Path, commit: str, labels: Sequence[str], python: Path, given: Path | None = None
 ) -> Mapped:
-    """The map of ``labels`` at ``commit``: ``given`` (refused when it is another
-    commit's) or the cache, with any row they lack traced now and the whole kept in the
-    cache."""
+    """The map of ``labels`` at ``commit``: ``given`` (left aside, and said so, when it is
+    another commit's) or the cache, with any row they lack traced now and the whole kept in
+    the cache."""
     cache = repo / CACHE / f"{commit}.json"
-    found = read_map(given) if given else read_map(cache) if cache.exists() else None
-    if found is not None and found.commit != commit:
-        raise BadInput(
-            f"the reach map {given} is of commit {found.commit[:12]}, not the base {commit[:12]}"
-        )
+    stale, found, origin = "", None, cache.relative_to(repo)
+    if given is not None:
+        found, origin = read_map(given), given
+        if found.commit != commit:
+            stale = f"{given} is of {found.commit[:12]}, not {commit[:12]}; "
+            found, origin = None, cache.relative_to(repo)
+    if found is None and cache.exists():
+        found = read_map(cache)
     missing = [label for label in labels if found is None or label not in found.rows]
-    if not missing:
-        return Mapped(found, f"read from {given or cache.relative_to(repo)}")
+    if found is not None and not missing:
+        return Mapped(found, f"{stale}read from {origin}")
     fresh = traced(repo, commit, missing, python)
     whole = found.merged(fresh) if found else fresh
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(whole.to_json()) + "\n")
+    keep(whole, cache)
     if found is None:
-        return Mapped(whole, f"traced now: no map of {commit[:12]} yet ({len(missing)} rows)")
-    return Mapped(whole, f"read, and {len(missing)} rows it lacked traced now")
+        return Mapped(
+            whole, f"{stale}traced now: no map of {commit[:12]} yet ({len(missing)} rows)"
+        )
+    return Mapped(whole, f"{stale}read, and {len(missing)} rows it lacked traced now")
+
+
+def branch_map_path(results: Path, machine: str) -> Path:
+    """Where a machine's nightly keeps its map on the results branch: the map of the newest
+    commit it ran, which is the base of most pull requests opened the next day."""
+    return results / "reach" / f"{machine}.json"
+
+
+def refresh_branch_map(
+    results: Path, machine: str, repo: Path, commit: str, labels: Sequence[str], python: Path
+) -> bool:
+    """The machine's map on the results branch made the map of ``commit`` (the rows
+    ``labels``), traced unless it already is; True when it changed."""
+    path = branch_map_path(results, machine)
+    if path.exists():
+        try:
+            held = ReachMap.from_json(json.loads(path.read_text()))
+            if held.commit == commit and set(labels) <= set(held.rows):
+                return False
+        except ValueError:
+            pass  # not a map: traced again and replaced
+    keep(traced(repo, commit, labels, python), path)
+    return True
+
+
+def keep(reach: ReachMap, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(reach.to_json()) + "\n")
+
+
+def traced_rows(repo: Path, candidates: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """The rows to trace for ``candidates``: each instruction count's timed twin (whose
+    call it counts) in its place; and the twins, count row to timed row."""
+    twins = {count: timed for timed, count in count_twins(repo).items()}
+    return twins, sorted({twins.get(row, row) for row in candidates})

@@ -10,13 +10,13 @@ import re
 from tools._lib.base.cli import BadInput
 
 # asv's files per machine (machine.json, one result file per commit and environment), the
-# manifest, the floors; the triage's records and the latest releases comparison (one file
-# per machine in each folder).
-PER_MACHINE_FOLDERS = ("triage", "releases")
+# manifest, the floors; the triage's records, the latest releases comparison and the map of
+# what each row reaches at the newest commit measured (one file per machine in each folder).
+PER_MACHINE_FOLDERS = ("triage", "releases", "reach")
 RESULTS_TREE = re.compile(
     r"^(benchmarks\.json"
     r"|[\w.-]+/(machine\.json|manifest\.txt|floors\.json|[0-9a-f]{8}-[\w.+-]+\.json)"
-    r"|(triage|releases)/[\w.-]+\.json)$"
+    r"|(triage|releases|reach)/[\w.-]+\.json)$"
 )
 # The fields of machine.json that say which machine a name stands for: what a runner class
 # keeps from host to host. Its CPU model is not one of them: a hosted runner lands on

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from tools._lib.asv.matrix import default_release
 from tools._lib.asv.run import ensure_environment, split_bench_selection
-from tools._lib.asv.suites import count_twins, discovered, tier_rows
+from tools._lib.asv.suites import discovered, tier_rows
 from tools._lib.reach import selection as chosen
 from tools._lib.reach.changes import touched
-from tools._lib.reach.reach_map import reach_at
+from tools._lib.reach.reach_map import reach_at, traced_rows
+from tools._lib.verdict.gate import DEFAULT_TIERS
 from tools._lib.verdict.row import Because, RowSelection
 
-DEFAULT_TIERS = ("pr",)
 # A reason's rows are listed in the report up to this many; beyond, their number.
 LISTED_ROWS = 200
 
@@ -40,9 +40,8 @@ def gate_selection(
     what = touched(repo, base, head)
     if not chosen.needs_map(what):
         return chosen.select(what, candidates, {}, None)
-    twins = {count: timed for timed, count in count_twins(repo).items()}
+    twins, traced = traced_rows(repo, candidates)
     python = ensure_environment(repo, [default_release(repo)])[0].python
-    traced = sorted({twins.get(row, row) for row in candidates})
     mapped = reach_at(repo, base, traced, python, reach_file)
     return chosen.select(what, candidates, twins, mapped.reach, mapped.source)
 
