@@ -1,7 +1,7 @@
 """The PR gate: does HEAD make any benchmark slower than BASE beyond its threshold here?
 
     python -m tools.pr_gate BASE HEAD [--factor F] [--floors FILE] [--machine pr-gate]
-                                      [--all] [--reach-map FILE]
+                                      [--all] [--reach-map FILE] [--budget-minutes M]
                                       [--summary-file FILE] [--verdict-file FILE]
                                       [-- ASV CONTINUOUS OPTIONS]
 
@@ -11,6 +11,9 @@ module, the harness, the suites and the configuration every row, and docs, tests
 workflows none (tools/_lib/reach/selection.py); a change no row can reach measures nothing
 and passes. What each row ran at the base comes from ``--reach-map`` (the nightly's), the
 cache under .asv/reach, or is traced now. ``--all`` measures every row of the selection.
+Where the timed rows selected are few enough to be measured in ``--budget-minutes`` at a
+depth the floors were checked at (16 rounds), each is, and is judged at its floor scaled
+to that depth (tools/_lib/measure/host_floors.Floors.threshold_at).
 
 Of the rows selected, asv records both commits (its first pass, one round a side); every
 timed row is then measured again by alternation, both commits' libraries taking turns
@@ -42,6 +45,7 @@ from tools._lib.base.cli import (
     add_judging,
     command_parser,
     existing_file,
+    minutes,
     run_main,
 )
 from tools._lib.base.git import repo_root
@@ -51,7 +55,13 @@ from tools._lib.measure.explain import grown_functions
 from tools._lib.measure.host_floors import no_floors, read_floors
 from tools._lib.verdict.gate import DEFAULT_FACTOR, Gate, Verdict, with_default_selection
 from tools._lib.verdict.gate_report import gate_report
-from tools._lib.verdict.gate_rows import gate_selection, measured_args, row_selection
+from tools._lib.verdict.gate_rows import (
+    DEPTH_BUDGET_MINUTES,
+    depth_for,
+    gate_selection,
+    measured_args,
+    row_selection,
+)
 from tools._lib.verdict.markdown import headline, markdown
 
 
@@ -68,6 +78,13 @@ def parse():
         "--reach-map",
         type=existing_file,
         help="what each row runs at the base (the nightly's map of that commit)",
+    )
+    parser.add_argument(
+        "--budget-minutes",
+        type=minutes,
+        default=DEPTH_BUDGET_MINUTES,
+        metavar="M",
+        help=f"time for measuring a small selection deeply (default {DEPTH_BUDGET_MINUTES:g})",
     )
     parser.add_argument("--summary-file", type=Path, help="also write the summary here")
     parser.add_argument("--verdict-file", type=Path, help="write the verdict's JSON here")
@@ -94,6 +111,7 @@ def main() -> int:
         verdict = gate.decide(gate.first_pass(*with_default_selection(args.asv_args, repo)))
     else:
         gate.measured = frozenset(selection.rows)
+        gate.depth = depth_for(selection.rows, args.budget_minutes)
         verdict = gate.decide(gate.first_pass(*measured_args(args.asv_args, selection)))
 
     def why() -> str:

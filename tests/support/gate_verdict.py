@@ -43,6 +43,7 @@ def verdict(**overrides) -> dict:
         "count_factor": 1.01,
         "unavailable": 0,
         "rows": [row()],
+        "depth": None,
         "selection": {
             "candidates": 209,
             "selected": 1,

@@ -109,22 +109,24 @@ def measure_rows(
     sides: tuple[Side, Side],
     labels: Sequence[str],
     thresholds: Mapping[str, float | None] | None = None,
+    rounds: int | None = None,
 ) -> dict[str, Outcome]:
     """Every row of ``labels`` measured on both sides by alternation, in rounds of fresh
     process pairs, by label; a row that fails in a round is not measured again after it.
     ``thresholds``: what each row will be judged at, where the caller knows (a row near it
-    gets more rounds)."""
+    gets more rounds); ``rounds``: exactly this many rounds a row instead (a depth whose
+    floors were checked at it: tools/_lib/measure/host_floors.Floors.threshold_at)."""
     timed: dict[str, list[Timed]] = {label: [] for label in labels}
     failed: dict[str, str] = {}
     thresholds = thresholds or {}
     with tempfile.TemporaryDirectory(prefix="remeasure-") as folder:
-        for round_ in range(MAX_ROUNDS):
+        for round_ in range(rounds or MAX_ROUNDS):
             wanted = [
                 label
                 for label in labels
                 if label not in failed
                 and (
-                    round_ < FIRST_ROUNDS
+                    round_ < (rounds or FIRST_ROUNDS)
                     or needs_more(Paired.of_rounds(label, timed[label]), thresholds.get(label))
                 )
             ]
@@ -167,12 +169,14 @@ def compare_commits(
     labels: Sequence[str],
     python: Path | None = None,
     thresholds: Mapping[str, float | None] | None = None,
+    rounds: int | None = None,
 ) -> dict[str, Outcome]:
-    """The rows at commit ``before`` and at ``after``, measured again by alternation."""
+    """The rows at commit ``before`` and at ``after``, measured again by alternation
+    (``rounds``: exactly that many rounds a row)."""
     interpreter = python or default_python(repo)
     with commit_library(repo, before) as old, commit_library(repo, after) as new:
         sides = (Side(before[:12], interpreter, old), Side(after[:12], interpreter, new))
-        return measure_rows(repo, sides, labels, thresholds)
+        return measure_rows(repo, sides, labels, thresholds, rounds)
 
 
 def measure_pair(

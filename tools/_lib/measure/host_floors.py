@@ -28,6 +28,16 @@ ESTIMATOR = 3
 # of ours). A floor outside them, NaN or not a number at all could pass a regression or
 # fail every no-op: the whole file is refused, at read and at push.
 MAX_FLOOR = 10.0
+# A row measured deeper (more rounds: more process pairs) strays less on a no-op, so its
+# floor is lower there: the part of its floor above the margin shrinks as the square root
+# of the rounds, from the rounds the floors' no-op runs took (FLOOR_ROUNDS) to the rounds
+# measured, down to DEEP_MIN_FLOOR. This is a rule, not a measurement at each depth: it
+# holds at the depths held-out no-op runs checked it at (DEPTHS_CHECKED), and a verdict uses
+# it at no other (docs/explanation/comparison.md, "Depth").
+FLOOR_ROUNDS = 2
+FLOOR_MARGIN = 0.01
+DEEP_MIN_FLOOR = 1.03
+DEPTHS_CHECKED = (16,)
 
 
 def is_floor(value) -> bool:
@@ -78,6 +88,26 @@ class Floors:
         if floor is None:
             return factor
         return floor if floor <= factor else None
+
+    def threshold_at(self, label: str, factor: float, rounds: int | None) -> float | None:
+        """:meth:`threshold` for a row measured in exactly ``rounds`` rounds (None: the
+        alternation's own rounds, as the floors were measured): the row's floor scaled to
+        that depth where the depth is one the rule was checked at; the factor where the
+        row has no floor."""
+        if rounds is None or label not in self.by_row:
+            return self.threshold(label, factor)
+        if rounds not in DEPTHS_CHECKED:
+            raise ValueError(f"no floors are checked at {rounds} rounds")
+        deep = deep_floor(self.by_row[label], rounds)
+        return deep if deep <= factor else None
+
+
+def deep_floor(floor: float, rounds: int) -> float:
+    """A floor measured at FLOOR_ROUNDS, at ``rounds`` (see DEPTHS_CHECKED), rounded up to
+    a hundredth."""
+    above = max(0.0, floor - 1 - FLOOR_MARGIN) * math.sqrt(FLOOR_ROUNDS / rounds)
+    scaled = math.ceil((1 + FLOOR_MARGIN + above) * 100 - 1e-9) / 100
+    return max(DEEP_MIN_FLOOR, min(floor, scaled))
 
 
 def no_floors(host: str) -> Floors:

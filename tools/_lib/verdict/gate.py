@@ -128,6 +128,10 @@ class Gate:
     # The rows this gate measures where it chose some of a benchmark's rows (asv keeps the
     # others in the result file, run at neither commit); None: every row recorded.
     measured: frozenset[str] | None = None
+    # Rounds every timed row is measured in, where the gate measures few rows deeply (its
+    # floors scaled to that depth: tools/_lib/measure/host_floors.Floors.threshold_at);
+    # None: the alternation's own rounds.
+    depth: int | None = None
 
     def __init__(
         self, repo: Path, base: str, head: str, factor: float, machine: str, floors: Floors
@@ -194,13 +198,18 @@ class Gate:
     def alternate(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
         """The rows of ``thresholds`` measured again, each by what it will be judged at."""
         return compare_commits(
-            self.repo, self.base, self.head, list(thresholds), thresholds=thresholds
+            self.repo,
+            self.base,
+            self.head,
+            list(thresholds),
+            thresholds=thresholds,
+            rounds=self.depth,
         )
 
     def judge(self, rows: list[Row]) -> list[Judged]:
         """Every timed row measured again by alternation and judged at its threshold."""
         thresholds = {
-            row.label: self.floors.threshold(row.label, self.factor)
+            row.label: self.floors.threshold_at(row.label, self.factor, self.depth)
             for row in rows
             if is_timed(row)
         }

@@ -62,6 +62,7 @@ def gate_report(
         unavailable=others.count(None),
         rows=tuple(rows + [one for one in others if one is not None]),
         selection=selection,
+        depth=gate.depth,
     )
 
 

@@ -5,11 +5,13 @@ can reach")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from tools._lib.asv.matrix import default_release
 from tools._lib.asv.run import ensure_environment, split_bench_selection
 from tools._lib.asv.suites import discovered, tier_rows
+from tools._lib.measure.host_floors import DEPTHS_CHECKED
 from tools._lib.reach import selection as chosen
 from tools._lib.reach.changes import touched
 from tools._lib.reach.reach_map import reach_at, traced_rows
@@ -18,6 +20,13 @@ from tools._lib.verdict.row import Because, RowSelection
 
 # A reason's rows are listed in the report up to this many; beyond, their number.
 LISTED_ROWS = 200
+# The time the gate's alternation may take where it measures the timed rows deeply: a
+# selection small enough to fit is measured in a depth the floors were checked at
+# (DEPTHS_CHECKED) and judged at its floors there; a larger one as the whole tier is.
+DEPTH_BUDGET_MINUTES = 3.0
+# One round of one row: ROW_SECONDS of blocks and both sides' setup (the pr tier's rows:
+# 3 to 5 s a round on a 2-core AMD EPYC, the gate's "remeasure: round" lines).
+ROUND_SECONDS = 4.5
 
 
 def candidate_rows(repo: Path, asv_args: list[str]) -> list[str]:
@@ -44,6 +53,24 @@ def gate_selection(
     python = ensure_environment(repo, [default_release(repo)])[0].python
     mapped = reach_at(repo, base, traced, python, reach_file)
     return chosen.select(what, candidates, twins, mapped.reach, mapped.source)
+
+
+def is_timed_label(label: str) -> bool:
+    """A row the alternation measures, by its label: a time or a track, not a count."""
+    method = label.split("(", 1)[0].rsplit(".", 1)[-1]
+    return method.startswith(("time_", "track_")) and method != "track_instructions"
+
+
+def depth_for(rows: Sequence[str], budget_minutes: float) -> int | None:
+    """The rounds every timed row of ``rows`` gets within the budget: the deepest checked
+    depth that fits; None (the alternation's own rounds) where none does."""
+    timed = sum(is_timed_label(row) for row in rows)
+    fitting = [
+        depth
+        for depth in DEPTHS_CHECKED
+        if timed and timed * depth * ROUND_SECONDS <= budget_minutes * 60
+    ]
+    return max(fitting, default=None)
 
 
 def measured_args(asv_args: list[str], selection: chosen.Selection) -> list[str]:

@@ -160,6 +160,10 @@ def facts(report: GateReport) -> str:
         if report.floors_runs
         else f"no floors for this host yet: every timed row judged at {report.factor}"
     )
+    if report.depth:
+        source += (
+            f"; each in {report.depth} rounds (process pairs), judged at its floor at that depth"
+        )
     return (
         f"`{report.base[:8]}` ({code(report.base_name)}) → `{report.head[:8]}` "
         f"({code(report.head_name)}), machine {code(report.machine)}, host "

@@ -115,6 +115,7 @@ class GateReport:
     unavailable: int
     rows: tuple[RowVerdict, ...]
     selection: RowSelection
+    depth: int | None = None  # rounds every timed row was measured in; None: as needed
 
     def where(self, *judgements: Judgement) -> list[RowVerdict]:
         return [row for row in self.rows if row.judgement in judgements]
@@ -150,6 +151,7 @@ class GateReport:
             unavailable=count(data, "unavailable"),
             rows=tuple(row_from_json(row) for row in rows),
             selection=selection_from_json(data["selection"]),
+            depth=None if data["depth"] is None else count(data, "depth"),
         )
 
 
