@@ -30,7 +30,7 @@ unset) and to ``--summary-file``; the verdict itself, every row's judgement as d
 Exit status: 0 no slowdown beyond a threshold, 1 performance regressed, 2 a benchmark
 failed (raised, timed out, or could not be measured again), 3 asv or git failed, 4 bad
 input (an unknown commit, BASE equal to HEAD, a factor that is not a finite number above 1,
-a floors file or reach map that is not there or not one, or a reach map of another commit).
+a floors file or reach map that is not there or not one).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ host comes from ``--floor-runs`` no-op comparisons of the base against itself, m
 then each try compares the base with the comment and the base with the plant, each in exactly
 ``--depth`` rounds. A hit: the plant judged slower at the deep floor; a false alarm: the
 comment judged slower. Nothing here feeds the rule its numbers: the floors and the tries
-are separate runs.
+are separate runs. ``--out`` keeps every try's pairs, so another rule can be tried on them.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from tools._lib.base.git import git
 from tools._lib.measure.alternation import compare_commits
 from tools._lib.measure.antagonist import PROFILES, noise
 from tools._lib.measure.host_floors import DEPTHS_CHECKED, deep_floor
-from tools._lib.measure.no_op_floors import floor_of
+from tools._lib.measure.no_op_floors import floor_of, samples_of
 from tools.studies.plants import PlantedRow, insert_lines, planter, time_rows, variant_source
 
 SAID_AGAIN = "# the same work, said again\n"
@@ -82,11 +82,13 @@ def one_op(workdir: Path, row: PlantedRow, args) -> dict:
             read[name] = {
                 "slowdown": measured.slowdown,
                 "interval": list(measured.slowdown_interval),
-                "rounds": len(measured.rounds),
+                "round_slowdowns": list(measured.round_slowdowns),
                 "slower": measured.slower(deep),
+                "samples": samples_of([{row.label: measured}])[0][row.label],
             }
         tries.append(read)
-        print(f"depth: {row.label}: try {number + 1}: {json.dumps(read)}", flush=True)
+        said = {n: {k: v for k, v in r.items() if k != "samples"} for n, r in read.items()}
+        print(f"depth: {row.label}: try {number + 1}: {json.dumps(said)}", flush=True)
     return {
         "op": row.op,
         "row": row.label,

@@ -132,3 +132,32 @@ def test_a_no_op_two_process_pairs_ran_slow_is_measured_again_before_it_fails(
     found = measure_rows(tmp_path, sides, ["randn"], {"randn": 1.05})["randn"].paired
     assert measured_in == {"randn": 5}  # the third disagreed, so the most rounds
     assert not found.slower(1.05) and abs(found.slowdown - 1.0) < 0.01
+
+
+def test_a_depth_measures_every_row_in_exactly_that_many_rounds(monkeypatch, tmp_path):
+    spread = [1.0 + 0.006 * i for i in range(-4, 4)]
+    rows = {"edge": [1.07 * r for r in spread], "no_op": spread, "clear": spread}
+    measured_in = scripted_rounds(monkeypatch, rows, speeds=dict.fromkeys(rows, [1.0] * 16))
+    sides = (side(tmp_path, "a"), side(tmp_path, "b"))
+    found = measure_rows(tmp_path, sides, list(rows), dict.fromkeys(rows, 1.08), rounds=16)
+    assert measured_in == dict.fromkeys(rows, 16)
+    assert found["edge"].paired.rounds == (8,) * 16
+
+
+def test_a_deep_measurement_is_judged_by_its_rounds_median_not_its_one_stray_round():
+    from tools._lib.measure.paired import Paired
+    from tools._lib.measure.workers import Timed
+
+    spread = [1.0 + 0.004 * i for i in range(-4, 4)]
+
+    def rounds(speeds):
+        return [Timed([1.0] * 8, [s * 1.06 * r for r in spread], "seconds") for s in speeds]
+
+    # A 1.06x change in sixteen process pairs, one of which ran the old side slow.
+    deep = Paired.of_rounds("row", rounds([1.0] * 15 + [0.9]))
+    assert min(deep.round_slowdowns) < 1.0 and deep.slower(1.04)
+    # In the alternation's own rounds one such pair still stops the verdict.
+    shallow = Paired.of_rounds("row", rounds([1.0, 1.0, 0.9]))
+    assert not shallow.slower(1.04)
+    assert all(s > 1.0 for s in Paired.of_rounds("row", rounds([1.0] * 3)).round_slowdowns)
+    assert Paired.of_rounds("row", rounds([1.0] * 3)).slower(1.04)

@@ -12,7 +12,14 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tools._lib.base.cli import BadInput
-from tools._lib.measure.host_floors import Floors, no_floors, read_floors, write_floors
+from tools._lib.measure.host_floors import (
+    DEEP_MIN_FLOOR,
+    Floors,
+    deep_floor,
+    no_floors,
+    read_floors,
+    write_floors,
+)
 from tools._lib.measure.no_op_floors import MIN_FLOOR, floor_of, samples_of
 from tools._lib.measure.paired import Paired
 from tools.floors import TIMED
@@ -187,3 +194,18 @@ def test_a_floors_file_that_does_not_exist_is_bad_input_not_no_floors(tmp_path, 
     assert done.returncode == 4, done.stdout + done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert "nope.json" in line and "no such file" in line
+
+
+def test_a_floor_at_depth_shrinks_as_the_square_root_of_the_rounds_above_its_margin():
+    # (1.10 - 1.01) * sqrt(2 / 16) = 0.0318: 1.01 + 0.0318, rounded up
+    assert deep_floor(1.10, 16) == 1.05
+    assert deep_floor(1.04, 16) == DEEP_MIN_FLOOR == 1.03
+    assert deep_floor(1.30, 16) == 1.12
+    floors = Floors("AMD EPYC", 4, {"a": 1.10, "b": 1.30, "c": 1.60})
+    assert floors.threshold_at("a", 1.15, 16) == 1.05
+    assert floors.threshold("b", 1.15) is None and floors.threshold_at("b", 1.15, 16) == 1.12
+    assert floors.threshold_at("c", 1.15, 16) is None  # 1.22 at depth: above the factor
+    assert floors.threshold_at("unfloored", 1.15, 16) == 1.15
+    assert floors.threshold_at("a", 1.15, None) == 1.10
+    with pytest.raises(ValueError, match="no floors are checked at 9 rounds"):
+        floors.threshold_at("a", 1.15, 9)

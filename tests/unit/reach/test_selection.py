@@ -14,6 +14,7 @@ from tools._lib.reach.selection import (
     needs_map,
     select,
 )
+from tools._lib.verdict.gate_rows import ROUND_SECONDS, depth_for, is_timed_label
 
 MATMUL = "bench_matmul.MatMul.time_matmul('cpu', 'float32', 'mm')"
 EINSUM = "bench_matmul.MatMul.time_matmul('cpu', 'float32', 'einsum')"
@@ -123,3 +124,13 @@ def test_the_bench_regex_matches_exactly_the_rows_as_asv_matches():
 
 def test_a_map_written_reads_back_the_same():
     assert ReachMap.from_json(MAP.to_json()) == MAP
+
+
+def test_the_depth_budget_gives_a_small_selection_a_checked_depth_and_a_large_one_none():
+    assert is_timed_label(MATMUL) and not is_timed_label(COUNT)
+    assert depth_for([MATMUL, COUNT], 3.0) == 16  # one timed row: 72 s of 180
+    two = 2 * 16 * ROUND_SECONDS / 60
+    assert depth_for([MATMUL, EINSUM], two) == 16
+    assert depth_for([MATMUL, EINSUM], two - 0.01) is None
+    assert depth_for([COUNT], 3.0) is None  # nothing the alternation measures
+    assert depth_for(CANDIDATES * 10, 3.0) is None
