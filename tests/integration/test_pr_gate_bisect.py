@@ -28,8 +28,11 @@ def clone(tmp_path_factory, planted_history, shared_asv_env):
     return repo, root
 
 
-def gate(repo, base: str, head: str, *rows: str, summary=None):
+def gate(repo, base: str, head: str, *rows: str, summary=None, deep=False):
+    """The gate on ``rows``; in the alternation's own rounds unless ``deep`` (16 rounds a
+    timed row, as a small selection gets by default: one test pays for it)."""
     extra = ["--summary-file", str(summary)] if summary else []
+    extra += [] if deep else ["--budget-minutes", "0.01"]
     return repo.tool("pr_gate", base, head, *extra, "--", "--bench", selection(*rows))
 
 
@@ -65,7 +68,13 @@ def test_the_planted_slowdown_fails_and_its_count_names_the_functions_that_grew(
     repo, root = clone
     summary = root / "summary.md"
     done = gate(
-        repo, planted_history.before_plant, planted_history.planted, ROW, COUNT_ROW, summary=summary
+        repo,
+        planted_history.before_plant,
+        planted_history.planted,
+        ROW,
+        COUNT_ROW,
+        summary=summary,
+        deep=True,
     )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"pr_gate: {VERDICTS[1]}" in done.stdout
@@ -74,6 +83,8 @@ def test_the_planted_slowdown_fails_and_its_count_names_the_functions_that_grew(
     slower = [line for line in text.splitlines() if line.startswith("| slower")]
     timed = [line for line in slower if "time_logsumexp" in line]
     assert timed and re.search(r"\| [12]\.\d{3} \(", timed[0]), slower
+    assert re.search(r"\| \d+ \(16\) \|", timed[0]), timed[0]  # its depth: 16 rounds
+    assert "each in 16 rounds (process pairs)" in text
     assert [line for line in slower if "track_instructions" in line], slower
     why = text.split("### Why the instruction counts grew")[1]
     grown = re.findall(r"^\| \+[\d,.]+ \| `(.+)` \|$", why, re.M)

@@ -94,6 +94,8 @@ def paired_table(rows: list[RowVerdict]) -> str:
     for row in rows:
         low, high = row.interval or (row.slowdown, row.slowdown)
         at = f"{row.threshold:.2f}" if row.threshold else "not judged"
+        if row.threshold and row.floor and row.floor != row.threshold:
+            at += f" (floor {row.floor:.2f}, scaled to its depth)"
         lines.append(
             f"| {row.judgement} | {human(row.before, row.unit)} | {human(row.after, row.unit)} "
             f"| {row.slowdown:.3f} ({low:.3f}–{high:.3f}) | {at} | {row.pairs} ({row.rounds}) "
