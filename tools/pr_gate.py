@@ -11,9 +11,10 @@ module, the harness, the suites and the configuration every row, and docs, tests
 workflows none (tools/_lib/reach/selection.py); a change no row can reach measures nothing
 and passes. What each row ran at the base comes from ``--reach-map`` (the nightly's), the
 cache under .asv/reach, or is traced now. ``--all`` measures every row of the selection.
-Where the timed rows selected are few enough to be measured in ``--budget-minutes`` at a
-depth the floors were checked at (16 rounds), each is, and is judged at its floor scaled
-to that depth (tools/_lib/measure/host_floors.Floors.threshold_at).
+Where the change selects fewer rows than the selection holds and its timed rows are few
+enough to be measured in ``--budget-minutes`` at a depth the floors were checked at (16
+rounds), each is, and is judged at its floor scaled to that depth
+(tools/_lib/measure/host_floors.Floors.threshold_at).
 
 Of the rows selected, asv records both commits (its first pass, one round a side); every
 timed row is then measured again by alternation, both commits' libraries taking turns
