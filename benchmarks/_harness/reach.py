@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .tiers import suite_modules
-from .worker import Row
+from .worker import Row, end_child
 
 LIBRARY = "tensorops"
 
@@ -134,16 +134,12 @@ def in_child(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     child = os.fork()
     if child == 0:
         os.close(read)
-        code = 0
-        try:
+
+        def answer() -> None:
             with os.fdopen(write, "w") as out:
                 json.dump(work(), out)
-        except BaseException:
-            code = 1
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
+
+        end_child(answer)
     os.close(write)
     with os.fdopen(read) as answer:
         text = answer.read()

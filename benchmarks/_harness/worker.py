@@ -29,6 +29,7 @@ the same state; the child serves that row's requests until ``close``:
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import json
 import os
@@ -36,7 +37,8 @@ import statistics
 import sys
 import time
 import traceback
-from typing import Any, BinaryIO
+from collections.abc import Callable
+from typing import Any, BinaryIO, NoReturn
 
 from .tiers import suite_modules
 
@@ -148,6 +150,20 @@ def serve_row(request: dict, requests: BinaryIO, replies: BinaryIO) -> None:
         row.teardown()
 
 
+def end_child(work: Callable[[], None]) -> NoReturn:
+    """A forked child's whole life: ``work``, its output flushed, and its own exit (0, or 1
+    when ``work`` raised), never the parent's cleanup."""
+    code = 0
+    try:
+        work()
+    except BaseException:
+        code = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
 def serve(requests: BinaryIO, replies: BinaryIO) -> None:
     """The worker's part: a forked child per row, and word of how each one ended."""
     suite_modules()  # imported once, before any fork, as asv's forkserver does
@@ -155,15 +171,7 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
         request = json.loads(line)
         child = os.fork()
         if child == 0:
-            code = 0
-            try:
-                serve_row(request, requests, replies)
-            except BaseException:
-                code = 1
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+            end_child(functools.partial(serve_row, request, requests, replies))
         _, status = os.waitpid(child, 0)
         ended = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
         answer(replies, status="closed" if ended else "died", code=status)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.planted import COUNT_ROW, ROW, selection
 from tests.support.project_repo import clone_project_repo, isolated_env
-from tools._lib.verdict.gate import VERDICTS
+from tools._lib.verdict.markdown import VERDICTS
 
 pytestmark = pytest.mark.timeout(1800)
 

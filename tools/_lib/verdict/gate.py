@@ -34,7 +34,6 @@ from tools._lib.measure.alternation import Outcome, compare_commits
 from tools._lib.measure.comparison import COUNT_FACTOR, Row, Unmatched, is_count, match_rows
 from tools._lib.measure.host_floors import Floors
 from tools._lib.measure.paired import Paired
-from tools._lib.verdict.markdown import NOTHING_COMPARED, VERDICTS
 
 DEFAULT_FACTOR = 1.15
 DEFAULT_TIERS = ("pr",)
@@ -94,10 +93,6 @@ class Verdict:
         """No row measured at both commits, and none lost or failed to say why."""
         lost = any(u.gone or u.failed for u in self.unmatched)
         return self.status == Status.BENCHMARK_FAILED and not self.rows and not lost
-
-    @property
-    def headline(self) -> str:
-        return NOTHING_COMPARED if self.nothing_compared else VERDICTS[self.status]
 
     @property
     def gone(self) -> list[Unmatched]:

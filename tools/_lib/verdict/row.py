@@ -133,9 +133,7 @@ class GateReport:
         top = {f.name for f in fields(cls)}
         if set(data) != top | {"version"}:
             raise ValueError(f"its fields are {sorted(set(data) - {'version'})}, not {sorted(top)}")
-        rows = data["rows"]
-        if not isinstance(rows, list) or len(rows) > MAX_ROWS:
-            raise ValueError("rows is not a list of rows")
+        rows = listed(data, "rows", MAX_ROWS, "rows is not a list of rows")
         return cls(
             status=choice(data, "status", (0, 1, 2, 3)),
             nothing_compared=flag(data, "nothing_compared"),
@@ -156,11 +154,8 @@ class GateReport:
 
 
 def selection_from_json(data) -> RowSelection:
-    if not isinstance(data, dict) or set(data) != {f.name for f in fields(RowSelection)}:
-        raise ValueError("selection is not the gate's row selection")
-    because = data["because"]
-    if not isinstance(because, list) or len(because) > MAX_REASONS:
-        raise ValueError("selection.because is not a list of reasons")
+    fields_of(data, RowSelection, "selection is not the gate's row selection")
+    because = listed(data, "because", MAX_REASONS, "selection.because is not a list of reasons")
     return RowSelection(
         candidates=count(data, "candidates"),
         selected=count(data, "selected"),
@@ -170,11 +165,8 @@ def selection_from_json(data) -> RowSelection:
 
 
 def because_from_json(data) -> Because:
-    if not isinstance(data, dict) or set(data) != {f.name for f in fields(Because)}:
-        raise ValueError(f"a reason whose fields are not a reason's: {str(data)[:80]!r}")
-    rows = data["rows"]
-    if not isinstance(rows, list) or len(rows) > MAX_ROWS:
-        raise ValueError("a reason's rows are not a list of labels")
+    fields_of(data, Because, f"a reason whose fields are not a reason's: {str(data)[:80]!r}")
+    rows = listed(data, "rows", MAX_ROWS, "a reason's rows are not a list of labels")
     return Because(
         change=text(data, "change"),
         why=text(data, "why"),
@@ -184,8 +176,7 @@ def because_from_json(data) -> Because:
 
 
 def row_from_json(data) -> RowVerdict:
-    if not isinstance(data, dict) or set(data) != {f.name for f in fields(RowVerdict)}:
-        raise ValueError(f"a row whose fields are not a row verdict's: {str(data)[:80]!r}")
+    fields_of(data, RowVerdict, f"a row whose fields are not a row verdict's: {str(data)[:80]!r}")
     label = matching(data, "label", LABEL)
     try:
         judgement = Judgement(data["judgement"])
@@ -210,6 +201,21 @@ def row_from_json(data) -> RowVerdict:
 
 
 # ---------------------------------------------------------------- the schema's fields
+
+
+def fields_of(data, kind: type, said: str) -> None:
+    """``data`` is an object with exactly the fields of the dataclass ``kind``; else
+    ValueError ``said``."""
+    if not isinstance(data, dict) or set(data) != {f.name for f in fields(kind)}:
+        raise ValueError(said)
+
+
+def listed(data: dict, name: str, most: int, said: str) -> list:
+    """The list ``data[name]`` of at most ``most`` items; else ValueError ``said``."""
+    value = data[name]
+    if not isinstance(value, list) or len(value) > most:
+        raise ValueError(said)
+    return value
 
 
 def is_number(value) -> bool:
