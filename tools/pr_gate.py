@@ -29,9 +29,10 @@ unset) and to ``--summary-file``; the verdict itself, every row's judgement as d
 (tools/_lib/verdict/row.py), to ``--verdict-file``: the pull-request comment is built from it.
 
 Exit status: 0 no slowdown beyond a threshold, 1 performance regressed, 2 a benchmark
-failed (raised, timed out, or could not be measured again), 3 asv or git failed, 4 bad
-input (an unknown commit, BASE equal to HEAD, a factor that is not a finite number above 1,
-a floors file or reach map that is not there or not one).
+failed (raised, timed out, or could not be measured again), 3 asv, git or the tracing of
+what the rows reach failed, 4 bad input (an unknown commit, BASE equal to HEAD, a factor
+that is not a finite number above 1, a floors file or reach map that is not there or not
+one).
 """
 
 from __future__ import annotations
