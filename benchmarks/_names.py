@@ -20,10 +20,12 @@ DEFAULT_ALLOCATOR = "jemalloc"
 # the "why" of a count that grew.
 CALLGRIND_DIR_ENV = "TENSOROPS_CALLGRIND_DIR"
 CALLGRIND_DIR = ".asv/callgrind"  # from the repository root, where the tools put it
-# A folder of the run's own where its benchmark processes share the "% of peak" divisor
-# (benchmarks/_harness/calibration.py): the tools make a private one for each asv run and
-# remove it after; unset, each process calibrates for itself.
-CALIBRATION_DIR_ENV = "TENSOROPS_CALIBRATION_DIR"
+# A folder of the run's own where its benchmark processes share what one measured for the
+# others: the "% of peak" divisor (benchmarks/_harness/calibration.py) and each time_
+# row's samples, which its throughput tracks read (benchmarks/_harness/derived.py). The
+# tools make a private one for each asv run and remove it after; unset, each process
+# measures for itself.
+RUN_DIR_ENV = "TENSOROPS_RUN_DIR"
 # Threads of the timed calls (benchmarks/_harness/controls.py; one unless set).
 THREADS_ENV = "TENSOROPS_THREADS"
 # The unit of every instruction-count row: deterministic, so judged at its own factor.

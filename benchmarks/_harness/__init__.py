@@ -14,7 +14,8 @@
 - :mod:`.callgrind`: instruction counts under valgrind;
 - :mod:`.calibration`: this machine's peak matmul and copy, for "% of peak";
 - :mod:`.base` and :mod:`.tracks`: the asv classes the suites subclass or mix in (the
-  tracks, the training step);
+  tracks, the training step); :mod:`.derived`: the two benchmark types by which a
+  throughput track reads the seconds its class's time_ row measured;
 - :mod:`.worker`, :mod:`.manifest` and :mod:`.counter`: the programs the tools and
   valgrind run (a benchmark process driven block by block, an environment's facts, the
   counting run).
@@ -28,6 +29,7 @@ benchmark in it: its mixins are abstract).
 from . import allocator  # first: which malloc, settled before any tensor exists
 from .base import OpBenchmark, TF32Switch
 from .calibration import forget_calibration
+from .derived import register as register_benchmark_types
 from .devices import DEVICES, get_device, require_accelerator
 from .measure import cold_compile_seconds
 from .prepare import prepare_once
@@ -48,6 +50,9 @@ __all__ = [
     "get_device",
     "require_accelerator",
 ]
+
+
+register_benchmark_types()  # before asv_runner discovers the suites that import this
 
 
 def drop_cache() -> None:

@@ -8,9 +8,9 @@ import time
 from typing import Any
 
 from .controls import Controls, controlled, controls_from_env
-from .devices import require_accelerator
+from .devices import get_device, require_accelerator
 from .measure import recompiles_fail
-from .prepare import Prepared, prepare_once
+from .prepare import SEED, Prepared, looked_up, prepare_once
 
 
 class OpBenchmark:
@@ -48,18 +48,37 @@ class OpBenchmark:
     version = "1"
 
     def setup(self, *params: Any) -> None:
-        named = dict(zip(self.param_names, params, strict=True))
-        wanted = self.controls_for(named)
-        self._controls = contextlib.ExitStack()
-        self.controls = self._controls.enter_context(controlled(wanted))
+        named = self._enter_controls(params)
         try:
             self.prepared = self._prepare(named)
             self._controls.enter_context(recompiles_fail())
         except BaseException:
             self._controls.close()
             raise
+        self.case = self.prepared.case
         self.device = self.prepared.device
         self.call = self.prepared.call
+
+    def set_up_case(self, *params: Any) -> None:
+        """``setup`` short of the call: the controls, the device and the case, no inputs
+        and no warm-up, for a row that reads what another row of this class measured
+        (derived.py)."""
+        named = self._enter_controls(params)
+        try:
+            op, variant, spec = self.resolve(named)
+            self.device = get_device(spec["device"])
+            _, self.case = looked_up(
+                op, variant, spec["shape"], spec["dtype"], self.device, spec["layout"], SEED
+            )
+        except BaseException:
+            self._controls.close()
+            raise
+
+    def _enter_controls(self, params: tuple) -> dict[str, Any]:
+        named = dict(zip(self.param_names, params, strict=True))
+        self._controls = contextlib.ExitStack()
+        self.controls = self._controls.enter_context(controlled(self.controls_for(named)))
+        return named
 
     def controls_for(self, named: dict[str, Any]) -> Controls:
         """The controls this case runs under: the environment's, unless a param sets one."""

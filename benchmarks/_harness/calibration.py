@@ -6,7 +6,7 @@ Measured once per asv run: asv starts a process per row and round, and each cali
 again cost 80 s of every nightly commit (the matmul's % of peak rows alone). The first
 process of a run at a commit measures and leaves the figure in the run's calibration
 folder, which the tools make for each asv run, private to this user, and remove after it
-(``TENSOROPS_CALIBRATION_DIR``, tools/_lib/asv/run.py); the run's later processes at that
+(``TENSOROPS_RUN_DIR``, tools/_lib/asv/run.py); the run's later processes at that
 commit read it. Never a folder at a path another user could guess and fill first: with no
 run's folder (asv by hand, or outside asv), each process calibrates for itself."""
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from .._names import CALIBRATION_DIR_ENV
+from .._names import RUN_DIR_ENV
 from .controls import Controls
 from .devices import Device
 from .measure import measure_seconds
@@ -36,7 +36,7 @@ CALIBRATION_MIN_RUN_TIME = 0.2
 def once_per_run(key: str, measure: Callable[[], float]) -> float:
     """``measure()``, or the figure an earlier process of this asv run measured for
     ``key`` at this commit (in the run's calibration folder, when the tools gave it one)."""
-    commit, run_folder = os.environ.get("ASV_COMMIT"), os.environ.get(CALIBRATION_DIR_ENV)
+    commit, run_folder = os.environ.get("ASV_COMMIT"), os.environ.get(RUN_DIR_ENV)
     if not commit or not run_folder:
         return measure()
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]

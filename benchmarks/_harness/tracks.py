@@ -1,5 +1,6 @@
 """Tracks declared once and mixed into the suites: throughput and share of the machine's
-peak from torch.utils.benchmark's Timer, and the accelerator's own device tracks.
+peak from the seconds the class's time_ row measured (derived.py), and the accelerator's
+own device tracks.
 
 Each mixin is abstract (its ``op`` unset) so that asv, which collects every class with
 benchmark methods in a suite module's namespace, does not collect the mixin itself.
@@ -29,8 +30,16 @@ def sampled(values: list[float], number: int) -> dict[str, Any]:
 
 
 class _Tracks(OpBenchmark, abc.ABC):
-    # Seconds of blocked_autorange per throughput track.
+    """Throughput tracks: an amount of the case (FLOPs, bytes) per second of its call.
+
+    The seconds are those the class's ``time_`` row measured at the same params in the
+    same asv run, when it left them (``timed``, set by derived.py); otherwise the track
+    times the call itself."""
+
+    # Seconds of blocked_autorange for a track that times its call itself.
     throughput_min_run_time = 0.2
+    # The time_ row's seconds per call of each sample and calls per sample.
+    timed: tuple[list[float], int] | None = None
 
     @property
     @abc.abstractmethod
@@ -38,10 +47,13 @@ class _Tracks(OpBenchmark, abc.ABC):
         """The tensorops op; a suite sets it as a class attribute."""
 
     def per_second(self, amount: float, scale: float = 1.0) -> dict[str, Any]:
-        """``amount`` per second, times ``scale``: one sample per timed block."""
-        seconds, number = sampled_seconds(
-            self.prepared.call, self.controls.threads, self.throughput_min_run_time
-        )
+        """``amount`` per second, times ``scale``: one sample per timed sample or block."""
+        if self.timed is not None:
+            seconds, number = self.timed
+        else:
+            seconds, number = sampled_seconds(
+                self.call, self.controls.threads, self.throughput_min_run_time
+            )
         return sampled([scale * amount / s for s in seconds], number)
 
 
@@ -58,7 +70,7 @@ class FlopsTracks(_Tracks):
     FLOPs shows these rows as skipped."""
 
     def gflops(self, scale: float = 1.0) -> dict[str, Any]:
-        flops = self.prepared.case.flops
+        flops = self.case.flops
         if flops is None:
             raise skip(f"op {self.op!r} states no FLOPs")
         return self.per_second(flops / 1e9, scale)
@@ -67,7 +79,7 @@ class FlopsTracks(_Tracks):
         return self.gflops()
 
     def track_percent_of_peak(self, *params: Any) -> dict[str, Any]:
-        peak = peak_matmul_gflops(self.device, self.prepared.case.dtype, self.controls)
+        peak = peak_matmul_gflops(self.device, self.case.dtype, self.controls)
         return self.gflops(100.0 / peak)
 
     track_gflops.unit = "GFLOP/s"
@@ -79,7 +91,7 @@ class GbpsTrack(_Tracks):
     second."""
 
     def gbps(self, scale: float = 1.0) -> dict[str, Any]:
-        return self.per_second(self.prepared.case.bytes_moved / 1e9, scale)
+        return self.per_second(self.case.bytes_moved / 1e9, scale)
 
     def track_gbps(self, *params: Any) -> dict[str, Any]:
         return self.gbps()

@@ -205,21 +205,33 @@ def test_benchmark_processes_run_on_jemalloc_when_the_tools_start_asv(clone, lau
         assert result_row(result_files(repo)[hashes[0]], row_name)["result"] == [expected]
 
 
-def test_a_throughput_track_is_stored_with_a_confidence_interval(clone):
-    """A track's samples reach asv as a timing result's do: asv stores their median and
-    its 99% interval, which asv compare tests a change against."""
+def test_a_throughput_track_reads_its_time_rows_samples_and_keeps_their_interval(clone, tmp_path):
+    """Through the tools' run folder, a track's samples are its time_ row's, both rounds of
+    them, each turned into GFLOP/s (no call timed twice); asv stores their median and its
+    99% interval, which asv compare tests a change against."""
     repo, hashes = clone
-    asv_on_head(repo, re.escape(TRACKED), "--quick")
-    row = result_row(result_files(repo)[hashes[0]], TRACKED)
-    measured = [
-        (value, low, high)
-        for value, low, high in zip(
-            row["result"], row["stats_ci_99_a"], row["stats_ci_99_b"], strict=True
+    env = {**repo.env, "TENSOROPS_RUN_DIR": str(tmp_path)}  # what tools/_lib/asv/run.py sets
+    float32 = r"\('cpu', 'float32'"
+    bench = f"{re.escape(TIMED)}{float32}|{re.escape(TRACKED)}{float32}"
+    asv_on_head(repo, bench, "--record-samples", env=env)
+    data = result_files(repo)[hashes[0]]
+    timed, tracked = result_row(data, TIMED), result_row(data, TRACKED)
+    pairs = [
+        (seconds, gflops, track)
+        for seconds, gflops, track in zip(
+            timed["samples"],
+            tracked["samples"],
+            zip(*(tracked[k] for k in STATS), strict=True),
+            strict=True,
         )
-        if value is not None and not math.isnan(value)
+        if gflops
     ]
-    assert measured, f"no CPU row of {TRACKED} was measured"
-    # A finite interval around the median (one sample would give an infinite one); asv's
-    # interval from three samples may reach below zero, which is still an interval.
-    for value, low, high in measured:
+    assert len(pairs) == 3, "one measured row per float32 variant"
+    for seconds, gflops, (value, low, high) in pairs:
+        assert len(gflops) == len(seconds) >= 2  # both rounds of the time_ row
+        work = [g * s for g, s in zip(sorted(gflops), sorted(seconds, reverse=True), strict=True)]
+        assert max(work) == pytest.approx(min(work), rel=1e-9)  # one FLOP count over each
         assert math.isfinite(low) and math.isfinite(high) and low <= value <= high
+
+
+STATS = ("result", "stats_ci_99_a", "stats_ci_99_b")

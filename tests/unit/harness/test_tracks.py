@@ -122,7 +122,7 @@ def test_calibration_is_measured_once_per_process_and_dtype(monkeypatch, fresh_c
 
 
 def test_one_asv_run_calibrates_once_for_all_its_processes(tmp_path):
-    """Processes of one run (the run's calibration folder, one commit) share the figure;
+    """Processes of one run (the run's folder, one commit) share the figure;
     another commit or no asv measures again."""
     script = textwrap.dedent(
         """
@@ -141,7 +141,7 @@ def test_one_asv_run_calibrates_once_for_all_its_processes(tmp_path):
 
     def process(commit: str | None) -> str:
         env = {k: v for k, v in os.environ.items() if k != "ASV_COMMIT"}
-        env["TENSOROPS_CALIBRATION_DIR"] = str(tmp_path / "run")  # the tools make one a run
+        env["TENSOROPS_RUN_DIR"] = str(tmp_path / "run")  # the tools make one a run
         if commit:
             env["ASV_COMMIT"] = commit
         done = subprocess.run(
@@ -170,7 +170,7 @@ def test_a_figure_planted_in_a_shared_temporary_folder_is_never_read(monkeypatch
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setenv("ASV_COMMIT", "c1")
-    monkeypatch.delenv("TENSOROPS_CALIBRATION_DIR", raising=False)
+    monkeypatch.delenv("TENSOROPS_RUN_DIR", raising=False)
     key = "matmul cpu float32 planted"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     planted = tmp_path / "tensorops-calibration" / f"{os.getppid()}-c1" / f"{digest}.json"
@@ -180,15 +180,13 @@ def test_a_figure_planted_in_a_shared_temporary_folder_is_never_read(monkeypatch
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tensorops-calibration"]  # no more
 
 
-def test_the_tools_give_each_asv_run_a_private_calibration_folder_and_remove_it(
-    monkeypatch, tmp_path
-):
+def test_the_tools_give_each_asv_run_a_private_folder_and_remove_it(monkeypatch, tmp_path):
     from tools._lib.asv import run as asv_run
 
     seen = {}
 
     def run(command, **kwargs):
-        folder = Path(kwargs["env"]["TENSOROPS_CALIBRATION_DIR"])
+        folder = Path(kwargs["env"]["TENSOROPS_RUN_DIR"])
         status = folder.lstat()
         seen.update(folder=folder, mode=status.st_mode & 0o777, owner=status.st_uid)
         (folder / "c1").mkdir()  # what the run's processes write

@@ -17,10 +17,10 @@ from pathlib import Path
 from benchmarks._names import (
     ALLOCATOR_ENV,
     ALLOCATORS,
-    CALIBRATION_DIR_ENV,
     CALLGRIND_DIR,
     CALLGRIND_DIR_ENV,
     DEFAULT_ALLOCATOR,
+    RUN_DIR_ENV,
     SELECTION_ENV,
 )
 from tools._lib.asv.matrix import Release, default_release
@@ -126,17 +126,17 @@ def with_environment(args: Sequence[str], repo: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def calibration_folder(environment: dict) -> Iterator[dict]:
-    """``environment`` with a calibration folder for one asv run: made private to this user
+def run_folder(environment: dict) -> Iterator[dict]:
+    """``environment`` with a folder of its own for one asv run: made private to this user
     (``mkdtemp``: mode 0700, a name no one can guess), removed when the run ends
-    (benchmarks/_harness/calibration.py)."""
-    with tempfile.TemporaryDirectory(prefix="tensorops-calibration-") as folder:
-        yield {**environment, CALIBRATION_DIR_ENV: folder}
+    (what its processes share: benchmarks/_harness/calibration.py, derived.py)."""
+    with tempfile.TemporaryDirectory(prefix="tensorops-run-") as folder:
+        yield {**environment, RUN_DIR_ENV: folder}
 
 
 def asv(*args: str, cwd: Path, env: dict | None = None, capture: bool = False):
     """Run asv; its exit status is the caller's to read (continuous and find use it)."""
-    with calibration_folder(asv_environment(cwd, env, bench_selection(args))) as environment:
+    with run_folder(asv_environment(cwd, env, bench_selection(args))) as environment:
         return subprocess.run(
             [asv_executable(), *with_environment(args, cwd)],
             cwd=cwd,

@@ -26,8 +26,8 @@ from tools._lib.asv.run import (
     asv_environment,
     asv_executable,
     bench_selection,
-    calibration_folder,
     launch_method,
+    run_folder,
     with_environment,
 )
 from tools._lib.base.cli import BadInput, ExternalFailure
@@ -94,11 +94,11 @@ class Bisection:
 
 
 def echoed(command: list[str], repo: Path) -> list[str]:
-    """``asv find``'s lines, echoed as it runs, in its own calibration folder."""
+    """``asv find``'s lines, echoed as it runs, in a folder of its own."""
     lines = []
     env = asv_environment(repo, selection=bench_selection(command[1:]))
     with (
-        calibration_folder(env) as env,
+        run_folder(env) as env,
         subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True, env=env) as found,
     ):
         for line in found.stdout:
