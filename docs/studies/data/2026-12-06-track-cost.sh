@@ -11,7 +11,7 @@ main=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 before=${1:?usage: $0 BEFORE-COMMIT [OUT.json]}
 out=${2:-$main/docs/studies/data/2026-12-06-track-cost.json}
 lscpu | grep -E "Model name|L3 cache"
-grep -o -E 'avx512f|avx512_bf16|avx512_fp16' /proc/cpuinfo | sort -u | tr '\n' ' '
+{ grep -o -E 'avx512f|avx512_bf16|avx512_fp16' /proc/cpuinfo || true; } | sort -u | tr '\n' ' '
 echo "(avx512 flags above, if any)"
 w=$(mktemp -d -t track-cost-XXXX)
 for side in before after; do
