@@ -2,7 +2,8 @@
 saving each commit's results as soon as it is measured, and optionally publish the site.
 
     python -m tools.nightly --machine NAME [--tier nightly|weekly] [--max-commits 5]
-                            [--releases default|others|all|V,V] [--budget-minutes M]
+                            [--shard I/K] [--releases default|others|all|V,V]
+                            [--budget-minutes M]
                             [--outbox DIR --no-fetch] [--site _site] [-- ASV RUN OPTIONS]
 
 1. The results branch is checked out clean at ``.asv/results`` (tools/_lib/store/branch.py),
@@ -16,9 +17,14 @@ saving each commit's results as soon as it is measured, and optionally publish t
    result files. ``--releases`` says under which torch releases of asv's matrix: the
    default release (the default), the ``others`` (the releases run), ``all``, or named
    versions; each keeps its own result files and its own series on the site.
+   ``--shard I/K`` runs the I-th of K shards of the tier, whole classes balanced by rows
+   (benchmarks/_harness/tiers.py), under the same machine name as the others: K runners
+   of one machine class share a night, and a commit lacks rows of this shard only where
+   this shard did not finish it.
 3. Each commit in turn: ``asv run`` of the tier's rows it lacks, a manifest of the
    environments, then its files are landed: committed and pushed (replayed onto the new
-   tip if another machine pushed first), or, with ``--outbox``, committed here and copied
+   tip if another machine or shard pushed first, a result file that both wrote merged
+   benchmark by benchmark), or, with ``--outbox``, committed here and copied
    to the outbox for a job holding the write token to push (tools/push_results.py).
    A run cut at any point keeps every commit it finished; the next run does the rest.
    ``--budget-minutes`` stops before a commit that would not fit: it waits for the next
@@ -36,6 +42,7 @@ go under the machine name NAME-partial, never shadowing NAME's full results; a
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
@@ -66,6 +73,14 @@ PARTIAL_OPTIONS = ("--bench", "-b", "--quick", "-q", "--attribute", "-a")
 PARTIAL_SUFFIX = "-partial"
 # What each --tier runs (benchmarks/_harness/tiers.py).
 RUNS = {"nightly": ("pr", "nightly"), "weekly": ("weekly",)}
+
+
+def shard_spec(text: str) -> tuple[int, int]:
+    """``I/K``: the I-th of K shards, 1 <= I <= K."""
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not I/K with 1 <= I <= K, e.g. 2/3")
+    return int(index), int(count)
 
 
 def is_partial(asv_args: list[str]) -> bool:
@@ -111,7 +126,7 @@ class Night:
         self.outbox = Outbox(args.outbox) if args.outbox else None
         self.started = time.monotonic()
         self.longest = 0.0
-        self.selection, self.expected = tier_selection(repo, RUNS[args.tier])
+        self.selection, self.expected = tier_selection(repo, RUNS[args.tier], args.shard)
         if is_partial(args.asv_args):
             self.expected = None  # a partial run's results never count as complete
         if any(arg.split("=")[0] in ENVIRONMENT_OPTIONS for arg in args.asv_args):
@@ -154,6 +169,8 @@ class Night:
         release = default_release(self.repo)
         if self.args.tier != "nightly" or self.expected is None or release not in self.releases:
             return
+        if self.args.shard is not None and self.args.shard[0] != 1:
+            return  # the first shard maps every row, once a night
         newest = first_parent_commits(self.args.ref, self.repo)[0]
         _, labels = traced_rows(self.repo, tier_rows(self.repo, DEFAULT_TIERS))
         if refresh_branch_map(
@@ -189,6 +206,9 @@ class Night:
                 self.expected,
             )
             failed = False
+            if self.args.shard is not None:
+                index, count = self.args.shard
+                print(f"nightly: shard {index} of {count}: {len(self.expected or ())} benchmarks")
             if not commits:
                 print(f"nightly: every one of the newest commits of {self.args.ref} has results")
             for number, commit in enumerate(commits):
@@ -222,6 +242,12 @@ def main() -> int:
         help="nightly: the pr and nightly rows (default); weekly: the shape sweeps",
     )
     parser.add_argument("--max-commits", type=int, default=5, metavar="K")
+    parser.add_argument(
+        "--shard",
+        type=shard_spec,
+        metavar="I/K",
+        help="run the I-th of K shards of the tier (K runners of one machine class)",
+    )
     parser.add_argument(
         "--releases",
         default="default",

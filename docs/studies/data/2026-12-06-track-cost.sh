@@ -4,7 +4,8 @@
 # GFLOP/s, GB/s and % of peak tracks, the pr and nightly tiers), run as the nightly runs
 # them (asv's own rounds, through the tools' asv, jemalloc and a run folder), at BEFORE (a
 # commit whose tracks time their call) and at this checkout's HEAD, one after the other.
-# asv's per-benchmark durations (every param and round) are summed by kind.
+# asv's duration of each benchmark (every param and round, its result file's "duration"
+# column) is summed by kind.
 # Usage: bash docs/studies/data/2026-12-06-track-cost.sh BEFORE [OUT.json]
 set -euo pipefail
 main=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -64,7 +65,10 @@ for side in ("before", "after"):
         if p.name != "machine.json"
     ]
     data = json.loads(result.read_text())
-    durations = data["durations"]
+    column = data["result_columns"].index("duration")
+    durations = {
+        name: row[column] for name, row in data["results"].items() if len(row) > column
+    }
     timed = sum(s for n, s in durations.items() if n.rsplit(".", 1)[1].startswith("time_"))
     tracks = sum(s for n, s in durations.items() if n.rsplit(".", 1)[1] in DERIVED)
     figures[side] = {
@@ -80,9 +84,8 @@ figures["host"] = {
     for line in lscpu.splitlines()
     if line.startswith(("Model name", "L3 cache"))
 }
-figures["host"]["avx512"] = sorted(
-    {f for f in open("/proc/cpuinfo").read().split() if f in ("avx512f", "avx512_bf16", "avx512_fp16")}
-)
+flags = set(open("/proc/cpuinfo").read().split())
+figures["host"]["avx512"] = sorted(flags & {"avx512f", "avx512_bf16", "avx512_fp16"})
 b, a = figures["before"]["benchmark_seconds"], figures["after"]["benchmark_seconds"]
 figures["fall"] = round(1 - a / b, 3)
 out.write_text(json.dumps(figures, indent=1) + "\n")

@@ -44,13 +44,18 @@ def discovered_units(repo: Path) -> dict[str, str]:
     return {name: unit for name, (unit, _) in discovered(repo).items()}
 
 
-def tier_selection(repo: Path, tiers: Sequence[str]) -> tuple[str, set[str]]:
+def tier_selection(
+    repo: Path, tiers: Sequence[str], shard: tuple[int, int] | None = None
+) -> tuple[str, set[str]]:
     """asv's ``--bench`` regex for exactly the rows of ``tiers``, and the benchmarks those
-    rows belong to, from the tiers the suites declare (benchmarks/_harness/tiers.py)."""
+    rows belong to, from the tiers the suites declare (benchmarks/_harness/tiers.py); with
+    ``shard`` (index, count), those of that shard alone."""
     with importable(repo):
         from benchmarks._harness import tiers as declared
 
         classes = declared.benchmark_classes(declared.suite_modules())
+        if shard is not None:
+            classes = declared.shard(classes, tiers, *shard)
         return declared.selection(classes, tiers), declared.benchmarks_of(classes, tiers)
 
 

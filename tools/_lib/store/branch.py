@@ -4,8 +4,9 @@ at asv's results_dir (``.asv/results``), so asv reads and writes it in place.
 What it guards:
 
 - it lands results commit by commit (:meth:`ResultsBranch.land`), so a run cut half-way
-  keeps every commit it finished; a push that loses a race to another machine is
-  replayed onto the new tip, ``benchmarks.json`` merged rather than overwritten;
+  keeps every commit it finished; a push that loses a race to another machine, or to
+  another shard of this one, is replayed onto the new tip, ``benchmarks.json`` and the
+  result files merged rather than overwritten;
 - it refuses a tip that is not a descendant of the last tip this checkout saw (a
   force-push that dropped results) or whose tree is not a results tree (an unrelated
   branch pushed over it), and a machine name whose stored description is other hardware;
@@ -28,9 +29,11 @@ from tools._lib.base.git import git
 from tools._lib.store.guard import Guard
 from tools._lib.store.outbox import Outbox, write_atomically
 from tools._lib.store.remote import REJECTED, TRANSIENT, token_environment, token_for
-from tools._lib.store.tree import check_path, merge_benchmarks
+from tools._lib.store.tree import RESULT_FILE, check_path, merge_benchmarks, merge_results
 
 DEFAULT_BRANCH = "asv-results"
+# Files two runs may both write, merged rather than replaced (tools/_lib/store/tree.py).
+MERGED = {"benchmarks.json": merge_benchmarks}
 # Overridden by GIT_AUTHOR_* / GIT_COMMITTER_* in the environment when those are set.
 IDENTITY = ("-c", "user.name=tensorops results", "-c", "user.email=results@tensorops.invalid")
 
@@ -251,25 +254,24 @@ class ResultsBranch:
         return done.stdout if done.returncode == 0 else None
 
     def write_files(self, files: dict[str, bytes], since: str = "") -> list[str]:
-        """Write ``files`` into the worktree; ``benchmarks.json`` is merged with the one
-        there, so machines that ran different benchmarks all keep their descriptions. With
-        ``since`` (the commit a run started from), a file the branch changed after it is
-        newer than the run's: it is kept (``benchmarks.json``: merged, the branch's
-        winning), and its name returned."""
+        """Write ``files`` into the worktree. ``benchmarks.json`` is merged with the one
+        there, so machines that ran different benchmarks all keep their descriptions, and
+        so is a result file, benchmark by benchmark, so shards of one machine's night that
+        wrote the same file all keep their rows. With ``since`` (the commit a run started
+        from), a file the branch changed after it is newer than the run's: it is kept (a
+        merged one: merged, the branch's winning where both hold a benchmark), and its
+        name returned."""
         kept = []
         for name, content in files.items():
             check_path(name)
             target = self.worktree / name
             newer = bool(since) and target.exists() and self.at(since, name) != target.read_bytes()
-            if newer and name != "benchmarks.json":
+            merge = MERGED.get(name) or (merge_results if RESULT_FILE.match(name) else None)
+            if newer and merge is None:
                 kept.append(name)
                 continue
-            if name == "benchmarks.json" and target.exists():
+            if merge is not None and target.exists():
                 theirs = target.read_bytes()
-                content = (
-                    merge_benchmarks(content, theirs)
-                    if newer
-                    else merge_benchmarks(theirs, content)
-                )
+                content = merge(content, theirs) if newer else merge(theirs, content)
             write_atomically(target, content)
         return kept
