@@ -13,6 +13,7 @@
 - :mod:`.measure`: Timer-based seconds, cold compile time, the recompile guard;
 - :mod:`.callgrind`: instruction counts under valgrind;
 - :mod:`.calibration`: this machine's peak matmul and copy, for "% of peak";
+  :mod:`.run_folder`: the folder one asv run's processes share;
 - :mod:`.base` and :mod:`.tracks`: the asv classes the suites subclass or mix in (the
   tracks, the training step); :mod:`.derived`: the two benchmark types by which a
   throughput track reads the seconds its class's time_ row measured;

@@ -15,17 +15,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
 
-from .._names import RUN_DIR_ENV
 from .controls import Controls
 from .devices import Device
 from .measure import measure_seconds
 from .prepare import prepare
+from .run_folder import commit_folder, write_whole
 from .warmup import warm_up
 
 CALIBRATION_MATMUL = {"cpu": 1024, "cuda": 8192}  # n of an n x n x n product
@@ -35,21 +33,17 @@ CALIBRATION_MIN_RUN_TIME = 0.2
 
 def once_per_run(key: str, measure: Callable[[], float]) -> float:
     """``measure()``, or the figure an earlier process of this asv run measured for
-    ``key`` at this commit (in the run's calibration folder, when the tools gave it one)."""
-    commit, run_folder = os.environ.get("ASV_COMMIT"), os.environ.get(RUN_DIR_ENV)
-    if not commit or not run_folder:
+    ``key`` at this commit (in the run's folder, when the tools gave it one: run_folder.py)."""
+    folder = commit_folder()
+    if folder is None:
         return measure()
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    path = Path(run_folder) / commit / f"{digest}.json"
+    path = folder / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
     try:
         return float(json.loads(path.read_text())["value"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     value = measure()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    written = path.with_suffix(f".{os.getpid()}.tmp")
-    written.write_text(json.dumps({"key": key, "value": value}))
-    os.replace(written, path)  # whole or absent, for a process reading it
+    write_whole(path, json.dumps({"key": key, "value": value}))
     return value
 
 

@@ -38,7 +38,7 @@ from asv_runner.benchmarks import benchmark_types
 from asv_runner.benchmarks.time import TimeBenchmark
 from asv_runner.benchmarks.track import TrackBenchmark
 
-from .._names import RUN_DIR_ENV
+from .run_folder import commit_folder, write_whole
 from .tracks import _Tracks
 
 DERIVED_TRACKS = ("track_gflops", "track_gbps", "track_percent_of_peak")
@@ -47,13 +47,11 @@ DERIVED_TRACKS = ("track_gflops", "track_gbps", "track_percent_of_peak")
 def record_path(benchmark: str, params: tuple) -> Path | None:
     """Where the time_ row of ``benchmark``'s class leaves its samples at ``params`` in
     this run, for this commit and environment; None outside a run the tools started."""
-    run_folder = os.environ.get(RUN_DIR_ENV)
-    commit, environment = os.environ.get("ASV_COMMIT"), os.environ.get("ASV_ENV_NAME")
-    if not (run_folder and commit and environment):
+    folder, environment = commit_folder(), os.environ.get("ASV_ENV_NAME")
+    if folder is None or not environment:
         return None
-    key = f"{row_class(benchmark)}{params!r}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
-    return Path(run_folder) / commit / "timed" / environment / f"{digest}.json"
+    digest = hashlib.sha256(f"{row_class(benchmark)}{params!r}".encode()).hexdigest()[:24]
+    return folder / "timed" / environment / f"{digest}.json"
 
 
 def row_class(benchmark: str) -> str:
@@ -62,11 +60,7 @@ def row_class(benchmark: str) -> str:
 
 
 def write_record(path: Path, benchmark: str, params: tuple, result: dict[str, Any]) -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    written = path.with_suffix(f".{os.getpid()}.tmp")
-    record = {"class": row_class(benchmark), "params": repr(params), **result}
-    written.write_text(json.dumps(record))
-    os.replace(written, path)  # whole or absent, for the process reading it
+    write_whole(path, json.dumps({"class": row_class(benchmark), "params": repr(params), **result}))
 
 
 def read_record(path: Path, benchmark: str, params: tuple) -> tuple[list[list[float]], int] | None:
@@ -123,10 +117,12 @@ class DerivedTrack(TrackBenchmark):
 
     def do_setup(self) -> bool:
         owner, params = self.func.__self__, tuple(self._current_params)
-        path = record_path(self.name, params) if isinstance(owner, _Tracks) else None
+        path = None
+        if isinstance(owner, _Tracks) and params not in self._skip_tuples:
+            path = record_path(self.name, params)
         recorded = read_record(path, self.name, params) if path is not None else None
         samples = unread_rounds(path, self.name, recorded[0]) if recorded else []
-        if not samples or params in self._skip_tuples:
+        if not samples:
             return super().do_setup()
         try:
             owner.set_up_case(*self._build_params())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.support import REPO_ROOT
@@ -89,3 +90,22 @@ def make_outbox(world: World, base: str, files: dict[str, str]) -> Path:
 
 def new_result(commit: str = "c" * 40) -> dict[str, str]:
     return {f"m1/{commit[:8]}-env.json": json.dumps({"commit_hash": commit})}
+
+
+def push_at_once(pushes: list[tuple[ProjectRepo, Path]]) -> None:
+    """``tools.push_results`` of each (checkout, outbox) started together, racing to one
+    remote; each must land."""
+    racing = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tools.push_results", str(box)],
+            cwd=clone.path,
+            env=clone.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for clone, box in pushes
+    ]
+    for process in racing:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, out + err

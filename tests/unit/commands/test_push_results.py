@@ -4,12 +4,10 @@ remote: what an outbox may land, and that one refused outbox leaves the others l
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tests.support.results_world import World, make_outbox, new_result, refused
+from tests.support.results_world import World, make_outbox, new_result, push_at_once, refused
 from tools._lib.base.git import git
 from tools._lib.store.outbox import Outbox
 
@@ -98,19 +96,6 @@ def test_three_pushes_racing_to_one_remote_all_land(tmp_path):
         )
         clones.append(clone)
         boxes.append(box)
-    racing = [
-        subprocess.Popen(
-            [sys.executable, "-m", "tools.push_results", str(box.path)],
-            cwd=clone.path,
-            env=clone.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for clone, box in zip(clones, boxes, strict=True)
-    ]
-    for process in racing:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, out + err
+    push_at_once([(clone, box.path) for clone, box in zip(clones, boxes, strict=True)])
     names = landed(world)
     assert all(f"{m}/dddddddd-env.json" in names for m in ("m1", "m2", "m3"))

@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks._harness import tiers
 from tests.support import REPO_ROOT
-from tests.support.results_world import World
+from tests.support.results_world import World, push_at_once
 from tools._lib.base.cli import BadInput
 from tools._lib.base.git import git
 from tools._lib.store.outbox import Outbox
@@ -138,20 +138,8 @@ def test_the_shards_outboxes_pushed_at_once_all_land_in_one_file(tmp_path):
         box.start("m1", world.tip())
         landed = COMMITS[:1] if shard == 3 else COMMITS  # the third was cut after one
         box.add({name_of(c): json.dumps(result_file(c, benchmarks)).encode() for c in landed})
-        clone = world.clone(f"push-{shard}")
-        pushes.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "tools.push_results", str(box.path)],
-                cwd=clone.path,
-                env=clone.env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        )
-    for push in pushes:
-        out, err = push.communicate(timeout=120)
-        assert push.returncode == 0, out + err
+        pushes.append((world.clone(f"push-{shard}"), box.path))
+    push_at_once(pushes)
     assert sorted(on_branch(world, COMMITS[1])["results"]) == sorted(SHARDS[1] + SHARDS[2])
     assert sorted(on_branch(world, COMMITS[0])["results"]) == sorted(
         SHARDS[1] + SHARDS[2] + SHARDS[3]

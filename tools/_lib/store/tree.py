@@ -46,6 +46,10 @@ def merge_benchmarks(theirs: bytes, ours: bytes) -> bytes:
     return (json.dumps(merged, indent=4, sort_keys=True) + "\n").encode()
 
 
+# What a result file holds per benchmark: asv's rows, and the durations beside them.
+MERGED_KEYS = ("results", "durations")
+
+
 def merge_results(theirs: bytes, ours: bytes) -> bytes:
     """Two asv result files of one machine, commit and environment as one: every benchmark
     of either, ours winning where both hold it. asv's own ``run`` adds to the file it finds
@@ -60,15 +64,11 @@ def merge_results(theirs: bytes, ours: bytes) -> bytes:
         if key in older and key in newer and older[key] != newer[key]:
             raise BadInput(f"result files of different {key} cannot be merged")
     merged = {**older, **newer}
-    for key in ("results", "durations"):
+    for key in MERGED_KEYS:
         merged[key] = {**older.get(key, {}), **newer.get(key, {})}
     # Where one file holds it all, its bytes as they are: a file landed twice changes nothing.
     for data, content in ((newer, ours), (older, theirs)):
-        if merged == {
-            **data,
-            "results": data.get("results", {}),
-            "durations": data.get("durations", {}),
-        }:
+        if merged == {**data, **{key: data.get(key, {}) for key in MERGED_KEYS}}:
             return content
     return (json.dumps(merged, separators=(",", ":")) + "\n").encode()
 
