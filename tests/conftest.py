@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -11,13 +12,20 @@ from benchmarks import _harness
 from benchmarks._harness import devices
 from tensorops._registry import _OPS, define_op, variant
 from tests.support import REPO_ROOT  # noqa: F401 - fixtures and tests share it
+from tests.support.lanes import ASV_ENVS_ENV
 from tests.support.probe_workers import make_probe_repo
 
 
 @pytest.fixture(scope="session")
 def shared_asv_env(tmp_path_factory) -> Path:
-    """asv's env folder, shared by every temporary project repository of the session."""
-    return tmp_path_factory.mktemp("asv-env")
+    """asv's env folder, shared by every temporary project repository of the session (and
+    of the lanes runner's later sessions on the same worker)."""
+    kept = os.environ.get(ASV_ENVS_ENV)
+    if not kept:
+        return tmp_path_factory.mktemp("asv-env")
+    folder = Path(kept) / os.environ.get("PYTEST_XDIST_WORKER", "main")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ test_pr_gate_bisect.py.)"""
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import torch
@@ -20,36 +22,59 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed"),
 ]
 
+# Two ops, both of silu's variants, a dtype computed natively and one that may be
+# emulated: two processes agreeing on these shows what every case would, and each case
+# adds seconds under valgrind.
 CASES = [
     case
     for case in selected_cases(Counted.rows, None)
-    if case.key.startswith(("silu/", "matmul/mm/"))
+    if case.key.startswith("silu/") or case.key == "matmul/mm/float32/contiguous/(32, 32, 32)"
 ]
 
 
-def test_two_processes_count_every_case_the_same_in_any_order(monkeypatch, tmp_path):
-    monkeypatch.setenv(callgrind.CALLGRIND_DIR_ENV, str(tmp_path))
-    monkeypatch.setenv("ASV_COMMIT", "first")
-    first = callgrind.count_cases(CASES)
-    monkeypatch.setenv("ASV_COMMIT", "second")
-    second = callgrind.count_cases(reversed(CASES))
+BROKEN = callgrind.CountCase("silu", "functional", (-1, 4))  # torch refuses the shape
+
+
+@dataclass(frozen=True)
+class TwoCounts:
+    first: dict
+    second: dict
+    kept: Path
+
+
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory) -> TwoCounts:
+    """Two valgrind processes count the cases (a broken one among them), the second in
+    the reverse order; the first keeps its function counts."""
+    kept = tmp_path_factory.mktemp("callgrind")
+    cases = [CASES[0], BROKEN, *CASES[1:]]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(callgrind.CALLGRIND_DIR_ENV, str(kept))
+        patch.setenv("ASV_COMMIT", "first")
+        first = callgrind.count_cases(cases)
+        patch.setenv("ASV_COMMIT", "second")
+        second = callgrind.count_cases(reversed(cases))
+    return TwoCounts(first, second, kept)
+
+
+def test_two_processes_count_every_case_the_same_in_any_order(counted):
+    first = {case.key: counted.first[case.key] for case in CASES}
+    second = {case.key: counted.second[case.key] for case in CASES}
     assert len(first) == len(CASES) >= 5
     assert all(isinstance(count, float) and count > 1000 for count in first.values()), first
     assert first == second  # to the instruction: nothing in the counting process varies
     release = f"torch-{torch.__version__.split('+')[0]}"
-    kept = sorted(path.name for path in (tmp_path / "first" / release).glob("*.json"))
+    kept = sorted(path.name for path in (counted.kept / "first" / release).glob("*.json"))
     assert len(kept) == len(CASES)
-    assert kept_functions(tmp_path, "first", torch.__version__, CASES[0].key).exists()
+    assert kept_functions(counted.kept, "first", torch.__version__, CASES[0].key).exists()
 
 
-def test_a_case_whose_counting_fails_fails_its_row_alone():
-    broken = callgrind.CountCase("silu", "functional", (-1, 4))  # torch refuses the shape
-    counts = callgrind.count_cases([broken, CASES[0]])
-    assert isinstance(counts[CASES[0].key], float) and counts[CASES[0].key] > 1000
-    failed = counts[broken.key]
+def test_a_case_whose_counting_fails_fails_its_row_alone(counted):
+    """The cases before and after it are counted (test above); it fails its own row."""
+    failed = counted.first[BROKEN.key]
     assert isinstance(failed, callgrind.CountFailed) and "failed: RuntimeError" in failed.why
     with pytest.raises(RuntimeError, match="failed: RuntimeError"):
-        Counted().count_of(counts, broken, "cpu")  # asv records the row as failed
+        Counted().count_of(counted.first, BROKEN, "cpu")  # asv records the row as failed
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")

@@ -39,8 +39,9 @@ def gate(repo, base: str, head: str, *rows: str, summary=None, deep=False):
 
 def test_a_no_op_commit_passes(clone, planted_history):
     """A comment in logsumexp's variant: selected by the map traced in the asv environment
-    (its row and its count twin, of the two asked for and one that runs another variant),
-    measured, and passed."""
+    (its row, of the two asked for: the other runs another variant), measured, and passed.
+    (The count twin's selection by the same map: the planted slowdown's test, which
+    counts it; a count under valgrind costs most of a minute a commit.)"""
     repo, root = clone
     summary = root / "noop-summary.md"
     manual = ROW.replace("'functional'", "'manual'")
@@ -49,16 +50,15 @@ def test_a_no_op_commit_passes(clone, planted_history):
         planted_history.commits[0],
         planted_history.noop,
         ROW,
-        COUNT_ROW,
         manual,
         summary=summary,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert f"pr_gate: {VERDICTS[0]}" in done.stdout
-    assert "pr_gate: measuring 2 of 3 rows" in done.stdout
+    assert "pr_gate: measuring 1 of 2 rows" in done.stdout
     text = summary.read_text()
     why = "`a changed line in its body: the rows that ran it`"
-    assert f"| `src/tensorops/reduction.py: logsumexp` | {why} | 2: " in text
+    assert f"| `src/tensorops/reduction.py: logsumexp` | {why} | 1: " in text
     assert re.search(r"\| Change +\| Before", done.stdout)  # no step summary: stdout
     assert re.search(r"remeasure: .*time_logsumexp.*: [01]\.\d+x \(", done.stdout)
 

@@ -8,21 +8,24 @@ slowest tests of both are listed at the end.
 
 The slow lane runs in two parts, each on both cores. First, every row once (each row is
 one thread) and the modules that build their own histories: the nightly, a bad night, the
-instruction counts, asv end to end, the bench command and the GPU check's asv part; each
-module stays on one core (its fixtures build histories once), the longest first. Then the
-modules of the shared planted history (the gate with bisect, then the triage) on one
-core, and the releases on the other: the verdicts those tests ask of a no-op are taken by
-alternation on one core (tools/_lib/measure/alternation.py), whose two sides meet a neighbour on the
-other core alike, and the releases' torch install and two environments, beside every row's
-large inputs, had taken more than twice as long (docs/reference/tests.md).
+triage, the instruction counts, asv end to end, the bench command and the GPU check's asv
+part; each module stays on one core (its fixtures build histories once), the longest
+first. Then the gate with bisect on one core and the releases on the other: the releases'
+torch install and two environments, beside every row's large inputs, had taken more than
+twice as long (docs/reference/tests.md). The verdicts the gate and the triage ask of a
+no-op are taken by alternation on one core (tools/_lib/measure/alternation.py), whose two
+sides meet a neighbour on the other core alike. Each worker's asv environments are built
+once for all the runs (ASV_ENVS_ENV), not once per part.
 The JUnit reports stay in test-artifacts/lanes/ for whoever wants every test's time.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
@@ -41,6 +44,7 @@ PARALLEL = tuple(
     for name in (
         "test_nightly",
         "test_bad_night",
+        "test_triage",
         "test_instruction_counts",
         "test_asv_e2e",
         "test_dev_bench",
@@ -51,6 +55,9 @@ PARALLEL = tuple(
 # A module (or the modules of one shared fixture) keeps to one worker: conftest's groups.
 BOTH_CORES = ("-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder")
 REPORTS = Path("test-artifacts") / "lanes"
+# Where tests/conftest.py's shared_asv_env keeps each worker's asv environments for every
+# run of the lanes (a virtualenv with torch takes about a minute to build on 2 cores).
+ASV_ENVS_ENV = "TENSOROPS_TEST_ASV_ENVS"
 
 
 @dataclass(frozen=True)
@@ -84,14 +91,18 @@ def main() -> int:
     shutil.rmtree(REPORTS, ignore_errors=True)
     REPORTS.mkdir(parents=True)
     reports = []
-    for number, run in enumerate(RUNS):
-        reports.append(REPORTS / f"{number}-{run.lane}.xml")
-        command = [sys.executable, "-m", "pytest", *run.arguments, f"--junitxml={reports[-1]}"]
-        print(f"lanes: {run.lane} lane: {' '.join(command[3:-1])}", flush=True)
-        begun = time.monotonic()
-        if subprocess.run(command).returncode != 0:
-            failed.append(run.lane)
-        spent[run.lane] += time.monotonic() - begun
+    with tempfile.TemporaryDirectory(prefix="tensorops-asv-envs-") as envs:
+        for number, run in enumerate(RUNS):
+            reports.append(REPORTS / f"{number}-{run.lane}.xml")
+            command = [sys.executable, "-m", "pytest", *run.arguments]
+            print(f"lanes: {run.lane} lane: {' '.join(command[3:])}", flush=True)
+            begun = time.monotonic()
+            done = subprocess.run(
+                [*command, f"--junitxml={reports[-1]}"], env={**os.environ, ASV_ENVS_ENV: envs}
+            )
+            if done.returncode != 0:
+                failed.append(run.lane)
+            spent[run.lane] += time.monotonic() - begun
     print(f"\nlanes: the {SLOWEST} slowest tests (every test's time: {REPORTS}/)")
     for seconds, name in slowest(reports):
         print(f"{seconds:8.1f} s  {name}")
