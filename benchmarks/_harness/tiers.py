@@ -110,27 +110,6 @@ def benchmarks_of(classes: Iterable[type], tiers: Iterable[str]) -> set[str]:
     return {row.split("(", 1)[0] for row, tier in rows(classes) if tier in wanted}
 
 
-def shard(classes: Iterable[type], tiers: Iterable[str], index: int, count: int) -> list[type]:
-    """The classes of shard ``index`` of ``count`` (from 1) of ``tiers``' rows: each class
-    with rows there in exactly one shard, and whole, so that a class's time_ row and the
-    tracks that read it run in one asv run (derived.py). Balanced by rows, the same for
-    every shard that asks (no measurement, which shards might read at different moments):
-    the class with most rows first, each to the shard with fewest rows so far (ties: the
-    lower shard; classes of as many rows: by name)."""
-    wanted = set(tiers)
-    sizes: dict[type, int] = {}
-    for cls in classes:
-        size = sum(tier in wanted for _, tier in rows([cls]))
-        if size:
-            sizes[cls] = size
-    loads, shards = [0] * count, [[] for _ in range(count)]
-    for cls in sorted(sizes, key=lambda c: (-sizes[c], c.__module__, c.__qualname__)):
-        lightest = loads.index(min(loads))
-        loads[lightest] += sizes[cls]
-        shards[lightest].append(cls)
-    return shards[index - 1]
-
-
 def selection(classes: Iterable[type], tiers: Iterable[str]) -> str:
     """asv's ``--bench`` regex for exactly the rows of ``tiers``: whole benchmarks where
     every row is in, single rows where only some are."""

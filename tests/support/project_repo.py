@@ -34,10 +34,7 @@ def project_files() -> list[str]:
 
 def isolated_env(home: Path, **extra: str) -> dict:
     """The environment for asv and git: a private HOME (asv's machine file lives
-    there), a fixed git identity, no thread override from the caller, and pip without
-    its byte-compiling: asv's environments build in about 25 s rather than 65 s on 2
-    cores, and a test imports only part of torch (PIP_COMPILE=0 is pip's --compile off;
-    its PIP_NO_COMPILE reads inverted)."""
+    there), a fixed git identity, and no thread override from the caller."""
     home.mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
@@ -46,7 +43,6 @@ def isolated_env(home: Path, **extra: str) -> dict:
         "GIT_AUTHOR_EMAIL": "tests@example.invalid",
         "GIT_COMMITTER_NAME": "tests",
         "GIT_COMMITTER_EMAIL": "tests@example.invalid",
-        "PIP_COMPILE": "0",
         **extra,
     }
     env.pop("TENSOROPS_THREADS", None)

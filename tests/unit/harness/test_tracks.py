@@ -108,6 +108,8 @@ def test_asv_collects_the_suites_and_not_the_harness():
 
 def test_calibration_is_measured_once_per_process_and_dtype(monkeypatch, fresh_cache):
     monkeypatch.setattr(calibration, "CALIBRATION_MIN_RUN_TIME", 0.01)
+    # A small product: a bfloat16 1024^3 one takes seconds a call where it is emulated.
+    monkeypatch.setitem(calibration.CALIBRATION_MATMUL, "cpu", 128)
     prepared = []
     real_prepare = calibration.prepare
     monkeypatch.setattr(
@@ -116,7 +118,7 @@ def test_calibration_is_measured_once_per_process_and_dtype(monkeypatch, fresh_c
     cpu, fixed = devices.CpuDevice(), controls.Controls(threads=1)
     first = calibration.peak_matmul_gflops(cpu, "float32", fixed)
     assert calibration.peak_matmul_gflops(cpu, "float32", fixed) == first
-    assert [k["shape"] for k in prepared] == [(1024, 1024, 1024)]
+    assert [k["shape"] for k in prepared] == [(128, 128, 128)]
     calibration.peak_matmul_gflops(cpu, "bfloat16", fixed)
     assert [k["dtype"] for k in prepared] == ["float32", "bfloat16"]
 

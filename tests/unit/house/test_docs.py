@@ -34,6 +34,7 @@ COMMANDS = [
 ]
 STUDIES = [
     "noise_study",
+    "row_seconds",
     "estimates",
     "detection_power",
     "host_speed",

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import signal
+import statistics
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from benchmarks._harness import tiers
+from benchmarks._harness import shards, tiers
 from tests.support import REPO_ROOT
 from tests.support.results_world import World, push_at_once
 from tools._lib.base.cli import BadInput
@@ -146,21 +148,39 @@ def test_the_shards_outboxes_pushed_at_once_all_land_in_one_file(tmp_path):
     )
 
 
-def test_every_class_of_the_tier_is_in_exactly_one_shard_whole():
+@pytest.mark.parametrize("table", ["committed", "none"])
+def test_every_class_of_the_tier_is_in_exactly_one_shard_whole_and_balanced(table):
     classes = tiers.benchmark_classes(tiers.suite_modules())
     chosen = ("pr", "nightly")
+    seconds = shards.row_seconds() if table == "committed" else {}
     with_rows = {c for c in classes if any(t in chosen for _, t in tiers.rows([c]))}
-    shards = [tiers.shard(classes, chosen, index, 3) for index in (1, 2, 3)]
-    assert all(shards)
-    flat = [c for s in shards for c in s]
+    split = [shards.shard(classes, chosen, index, 3, seconds) for index in (1, 2, 3)]
+    assert all(split)
+    flat = [c for part in split for c in part]
     assert len(flat) == len(set(flat)) and set(flat) == with_rows
-    sizes = [sum(t in chosen for s_cls in s for _, t in tiers.rows([s_cls])) for s in shards]
-    largest = max(sum(t in chosen for _, t in tiers.rows([c])) for c in with_rows)
-    assert max(sizes) - min(sizes) <= largest  # balanced by rows
-    assert shards == [tiers.shard(classes, chosen, index, 3) for index in (1, 2, 3)]
-    assert set(tiers.shard(classes, chosen, 1, 1)) == with_rows
-    union = {r for s in shards for r in tiers.benchmarks_of(s, chosen)}
+    cost = shards.weights(classes, chosen, seconds)
+    loads = [sum(cost[c] for c in part) for part in split]
+    assert max(loads) - min(loads) <= max(cost.values())  # each class to the lightest
+    assert split == [shards.shard(classes, chosen, index, 3, seconds) for index in (1, 2, 3)]
+    assert set(shards.shard(classes, chosen, 1, 1, seconds)) == with_rows
+    union = {r for part in split for r in tiers.benchmarks_of(part, chosen)}
     assert union == tiers.benchmarks_of(classes, chosen)
+
+
+def test_the_committed_table_times_the_nightly_tier_and_weighs_the_rest_at_its_median():
+    """The committed table is of the nightly tier's benchmarks; a row it lacks weighs its
+    median, and without a table every row weighs one."""
+    seconds = shards.row_seconds()
+    classes = tiers.benchmark_classes(tiers.suite_modules())
+    nightly = tiers.benchmarks_of(classes, ("pr", "nightly"))
+    assert len(set(seconds) & nightly) > 0.9 * len(nightly)
+    weekly = [c for c in classes if tiers.benchmarks_of([c], ("weekly",)) - set(seconds)]
+    cls = weekly[0]
+    rows = sum(t == "weekly" for _, t in tiers.rows([cls]))
+    median = statistics.median(seconds.values())
+    assert shards.weights([cls], ("weekly",), seconds)[cls] == pytest.approx(rows * median)
+    assert shards.weights([cls], ("weekly",), {})[cls] == rows
+    assert shards.row_seconds(Path("no-such-table.json")) == {}
 
 
 @pytest.mark.parametrize("spec", ["0/3", "4/3", "2", "a/b"])

@@ -51,11 +51,12 @@ def tier_selection(
     rows belong to, from the tiers the suites declare (benchmarks/_harness/tiers.py); with
     ``shard`` (index, count), those of that shard alone."""
     with importable(repo):
+        from benchmarks._harness import shards
         from benchmarks._harness import tiers as declared
 
         classes = declared.benchmark_classes(declared.suite_modules())
         if shard is not None:
-            classes = declared.shard(classes, tiers, *shard)
+            classes = shards.shard(classes, tiers, *shard)
         return declared.selection(classes, tiers), declared.benchmarks_of(classes, tiers)
 
 
