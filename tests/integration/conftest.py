@@ -11,6 +11,11 @@ from tests.support import planted
 SHARED_GROUPS = {"test_pr_gate_bisect": "planted_history", "test_triage": "planted_history"}
 
 
+# Before xdist's own hook, which names each test by its group (``nodeid@group``) only if
+# the mark is already there: where the modules are named on the command line, this file
+# is loaded before xdist's worker plugin, and without tryfirst its hook ran after it, so
+# every test of a module went to either core and both built the module's fixtures.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     here = __file__.rsplit("/", 1)[0]
     for item in items:
