@@ -8,30 +8,15 @@ the browser tests skip, unless TENSOROPS_REQUIRE_BROWSER is set (CI), when they 
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.server
 import os
 import re
-import shutil
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or shutil.which("google-chrome") or "/usr/bin/chromium"
-# Without the networking flags Chromium phones home at start; this machine refuses that.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tools._lib.store.site_view import CHROMIUM, CHROMIUM_ARGS, served
+
 LOCAL_SCHEMES = ("data:", "blob:", "about:")
 
 
@@ -44,24 +29,6 @@ class Seen:
     points: list[str] = field(default_factory=list)  # commits in the "recent points" panel
     releases: list[str] = field(default_factory=list)  # torch releases with a series shown
     screenshots: list[Path] = field(default_factory=list)
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def served(site: Path) -> Iterator[str]:
-    handler = functools.partial(QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def require_chromium() -> None:

@@ -165,6 +165,7 @@ def test_graph_index_is_completed_for_every_machine(tmp_path):
         ("publish", ["--no-fetch", "--site", "/nonexistent/site"], "no machine's results in"),
         ("publish", ["--no-fetch", "--site", "."], "would empty the repository"),
         ("publish", ["--no-fetch", "--site", ".asv/results"], "would empty the repository"),
+        ("publish", ["--site", "site", "--days", "-1"], "--days -1: give 0 (every commit)"),
         ("push_results", ["no-such-outbox"], "is not an outbox of tools.nightly"),
     ],
 )

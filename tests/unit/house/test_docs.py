@@ -35,6 +35,7 @@ COMMANDS = [
 STUDIES = [
     "noise_study",
     "row_seconds",
+    "history_scale",
     "estimates",
     "detection_power",
     "host_speed",

@@ -15,13 +15,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools._lib.asv.results import RESULTS_DIR, machine_result_files
-from tools._lib.asv.run import asv
+from tools._lib.asv.results import RESULTS_DIR
+from tools._lib.asv.window import WINDOW_DAYS, Window, publish_data
 from tools._lib.base.cli import BadInput, ExternalFailure
 from tools._lib.base.git import git
 from tools._lib.store.releases_page import PAGE, write_releases_page
 
 SITE_MARKER = ".tensorops-site"
+# The graphs' values, to this many significant digits: a hundredth of a per cent, far
+# below the smallest step any floor calls. asv writes every float with 17 digits, and the
+# overview fetches every benchmark's graph whole
+# (docs/explanation/continuous.md, "A year of history").
+GRAPH_DIGITS = 5
 
 
 def check_site(repo: Path, site: Path) -> Path:
@@ -77,6 +82,22 @@ def complete_graph_index(site: Path) -> list[str]:
     return dropped
 
 
+def rounded(value):
+    """``value`` (a graph's point, or part of one) with its floats to GRAPH_DIGITS."""
+    if isinstance(value, float):
+        return float(f"{value:.{GRAPH_DIGITS}g}") if value == value else value
+    if isinstance(value, list):
+        return [rounded(item) for item in value]
+    return value
+
+
+def compact_graphs(site: Path) -> None:
+    """Every graph (summaries included) rewritten with its values rounded and no spaces."""
+    for path in (site / "graphs").rglob("*.json"):
+        points = json.loads(path.read_text())
+        path.write_text(json.dumps(rounded(points), separators=(",", ":")))
+
+
 def write_ui_sidecars(repo: Path, site: Path) -> None:
     """The optional files asv-tachyon asks for: commit subjects shown beside each point,
     and empty profile and mute lists (absent, each fetch is a 404 in the console)."""
@@ -93,18 +114,15 @@ def write_ui_sidecars(repo: Path, site: Path) -> None:
     (site / "regressions-ignore.json").write_text("[]")
 
 
-def publish(repo: Path, site: Path) -> None:
-    """Publish the results now in the repo's results_dir to ``site``."""
+def publish(repo: Path, site: Path, days: int = WINDOW_DAYS) -> None:
+    """Publish the results now in the repo's results_dir to ``site``: the commits of the
+    last ``days`` days (0: every commit)."""
     site = check_site(repo, site)
     results = repo / RESULTS_DIR
     machines = sorted(p.name for p in results.iterdir() if (p / "machine.json").is_file())
     if not machines:
         raise BadInput(f"no machine's results in {results}")
-    for machine in machines:
-        machine_result_files(results, machine)  # a corrupt file stops here, named
-    done = asv("publish", "--no-pull", "--html-dir", str(site), cwd=repo, capture=True)
-    if done.returncode != 0:
-        raise ExternalFailure(f"asv publish failed: {(done.stderr or done.stdout)[-500:]}")
+    window = publish_data(repo, site, Window(days))
     tachyon = Path(sys.executable).with_name("asv-tachyon")
     installed = subprocess.run(
         [str(tachyon) if tachyon.exists() else "asv-tachyon", "install", "--no-backup", str(site)],
@@ -114,13 +132,14 @@ def publish(repo: Path, site: Path) -> None:
     if installed.returncode != 0:
         raise ExternalFailure(f"asv-tachyon install failed: {installed.stderr[-500:]}")
     remove_legacy_page(site)
+    compact_graphs(site)
     dropped = complete_graph_index(site)
     write_ui_sidecars(repo, site)
     compared = write_releases_page(results, site)
     (site / ".nojekyll").touch()  # GitHub Pages: serve the files as they are
     (site / SITE_MARKER).write_text("published by tools/publish.py; --site may replace it\n")
     print(
-        f"published {', '.join(machines)} to {site}"
+        f"published {', '.join(machines)} to {site}: {window}"
         + (f"; {len(dropped)} benchmarks with no results left out" if dropped else "")
         + (f"; torch releases compared on {', '.join(compared)} ({PAGE})" if compared else "")
     )

@@ -12,8 +12,7 @@ from pathlib import Path
 
 from tools._lib.asv.matrix import default_release
 from tools._lib.asv.results import RESULTS_DIR, commit_values
-from tools._lib.asv.run import asv
-from tools._lib.base.cli import ExternalFailure
+from tools._lib.asv.window import WINDOW_DAYS, Window, publish_data
 from tools._lib.base.git import first_parent_commits, git, is_ancestor
 from tools._lib.measure.alternation import measure_pair
 from tools._lib.measure.comparison import compare, higher_is_better, is_count, row_label
@@ -69,12 +68,11 @@ def history_steps(repo: Path, machine: str, threshold: Callable[[str], float]) -
     """Every step up in ``machine``'s history under the default release, each row at
     ``threshold(row)`` (another release's series is compared with it by tools.releases,
     never bisected as commits)."""
-    release = default_release(repo).graph_part
+    default = default_release(repo)
+    release = default.graph_part
     with tempfile.TemporaryDirectory(prefix="triage-site-") as folder:
         site = Path(folder)
-        done = asv("publish", "--no-pull", "--html-dir", str(site), cwd=repo, capture=True)
-        if done.returncode != 0:
-            raise ExternalFailure(f"asv publish failed: {(done.stderr or done.stdout)[-300:]}")
+        publish_data(repo, site, Window(WINDOW_DAYS, (machine,), default.env_name))
         index = json.loads((site / "index.json").read_text())
         hashes = {int(rev): sha for rev, sha in index["revision_to_hash"].items()}
         found: dict[str, Step] = {}
