@@ -171,3 +171,21 @@ def test_a_file_that_is_not_python_at_the_head_touches_its_whole_module(repo):
     (repo / "src" / "tensorops" / "ops.py").write_text(SOURCE + "def broken(:\n")
     (found,) = touched(repo, *commit(repo))
     assert found.reach == Reach.MODULE and "not Python" in found.why
+
+
+def test_a_renamed_or_deleted_variant_touches_its_module_where_its_rows_are_selected(repo):
+    # A variant's def and decorator lines run at import: a rename (or a deleted variant)
+    # selects every row that imported the module, whichever name the map knows it by.
+    ops = repo / "src" / "tensorops" / "ops.py"
+    ops.write_text(SOURCE.replace("def variant_a(x,", "def variant_renamed(x,"))
+    found = {(t.name, t.reach) for t in touched(repo, *commit(repo))}
+    assert found == {("src/tensorops/ops.py", Reach.MODULE)}
+
+    start = SOURCE.index('@register("op", "a")')
+    deleted = SOURCE[:start] + SOURCE[SOURCE.index("class Holder:") :]
+    ops.write_text(deleted)  # from the renamed one: the variant deleted
+    found = {(t.name, t.reach) for t in touched(repo, *commit(repo))}
+    assert found == {
+        ("src/tensorops/ops.py", Reach.MODULE),
+        ("src/tensorops/ops.py: variant_renamed", Reach.FUNCTION),  # its body, at the base
+    }
