@@ -18,7 +18,10 @@ one commit, explain it, and write the report that tools/file_issues.py files as 
 
 Each step's record is saved to ``triage/NAME.json`` on the results branch as soon as it is
 made, so a triage cut by its budget or a failure keeps what it finished; what does not fit
-``--budget-minutes`` waits for the next night.
+``--budget-minutes`` waits for the next night. With ``--outbox`` the records go to an
+outbox for tools.push_results instead: the nightly's (``--no-check-out``, after its
+benchmarks), or one this run starts from the branch it checks out (a triage job of its
+own, once every shard of a sharded machine has landed).
 """
 
 from __future__ import annotations
@@ -90,6 +93,8 @@ class Triage:
         with self.branch.guard.locked():
             if self.args.check_out:
                 self.branch.check_out()
+                if self.outbox is not None:  # a triage job of its own, after the push
+                    self.outbox.start(self.args.machine, self.branch.remote_base)
             store = TriageStore(self.repo, self.args.machine, self.branch, self.outbox)
             investigation = Investigation(self.repo, self.args.machine, this_host())
             self.triage(store, investigation)

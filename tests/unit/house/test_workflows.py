@@ -4,6 +4,7 @@ pinned actions, no self-hosted runner on pull requests, no expressions in script
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -138,6 +139,7 @@ def test_triggers():
 def test_least_privilege():
     writers = {
         ("nightly.yml", "push"): {"contents": "write"},
+        ("nightly.yml", "push-triage"): {"contents": "write"},
         ("nightly.yml", "file-issues"): {"issues": "write"},
         ("nightly.yml", "deploy"): {"pages": "write", "id-token": "write"},
         ("benchmarks-pr-comment.yml", "comment"): {"pull-requests": "write"},
@@ -178,14 +180,20 @@ def test_no_token_is_left_in_git_config_for_later_steps():
 
 
 @pytest.mark.parametrize(
-    ("name", "measuring"), [("nightly.yml", "benchmark"), ("floors.yml", "measure")]
+    ("name", "measuring", "pushing"),
+    [
+        ("nightly.yml", "benchmark", "push"),
+        ("nightly.yml", "triage", "push-triage"),
+        ("floors.yml", "measure", "push"),
+    ],
 )
-def test_the_job_that_can_push_runs_no_project_code(name, measuring):
+def test_the_job_that_can_push_runs_no_project_code(name, measuring, pushing):
     """The measuring job runs every benchmarked commit's code with a read-only token; the
     one job that can write installs nothing and runs the standard-library push alone."""
     jobs = load(name)["jobs"]
     assert jobs[measuring]["permissions"] == {"contents": "read"}
-    push = jobs["push"]
+    assert jobs[pushing]["needs"] == measuring
+    push = jobs[pushing]
     runs = [step["run"] for step in push["steps"] if "run" in step]
     assert runs and all("python3 -m tools.push_results" in run for run in runs)
     assert not [run for run in runs if re.search(r"\.venv|dev\.sh|pip |asv ", run)]
@@ -421,7 +429,38 @@ def test_issues_are_filed_only_for_machines_whose_results_landed(name):
     assert not any(s["with"].get("merge-multiple") for s in downloads)
     script = " ".join(s.get("run", "") for s in filing["steps"])
     assert "--landed landed/landed.txt" in script and re.search(r'"\$\w+=', script)
-    assert filing["needs"] == "push"
+    assert "push" in ([filing["needs"]] if isinstance(filing["needs"], str) else filing["needs"])
+
+
+def test_a_sharded_machine_triages_once_every_shard_has_landed():
+    """A whole machine triages in its own job; the sharded one in a job after the push, so
+    its history holds every shard's rows of the night, and its issues wait for it."""
+    jobs = load("nightly.yml")["jobs"]
+    matrix = jobs["benchmark"]["strategy"]["matrix"]["machine"]
+    machines = [
+        m for listed in re.findall(r"'(\[.*?\])'", matrix, re.S) for m in json.loads(listed)
+    ]
+    assert machines and all(m["triage"] == (m["shard"] == "") for m in machines)
+    sharded = {m["name"] for m in machines if m["shard"]}
+    triage = jobs["triage"]
+    assert sharded == {triage["env"]["MACHINE"]}
+    assert triage["needs"] == "push" and triage["permissions"] == {"contents": "read"}
+    (run,) = [s["run"] for s in triage["steps"] if "tools.triage" in s.get("run", "")]
+    assert '--machine "$MACHINE"' in run and '--outbox "outbox/$MACHINE-$PART"' in run
+    uploads = {
+        s["with"]["name"]: s["with"]["path"]
+        for s in triage["steps"]
+        if "with" in s and "name" in s["with"]
+    }
+    assert (
+        uploads["triage-outbox-gha-cpu"]
+        == "outbox/gha-cpu-triage"
+        == f"outbox/gha-cpu-{triage['env']['PART']}"
+    )
+    assert uploads["triage-report-gha-cpu"] == "reports"
+    pushed = " ".join(s.get("with", {}).get("pattern", "") for s in jobs["push-triage"]["steps"])
+    assert "triage-outbox-*" in pushed
+    assert set(jobs["file-issues"]["needs"]) == {"push", "triage"}
 
 
 def test_no_push_waits_in_a_concurrency_group():

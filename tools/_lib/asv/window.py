@@ -33,6 +33,10 @@ PATH_KEYS = (
 )  # asv names a result file <commit[:8]>-<environment>.json
 
 
+class EmptyWindow(BadInput):
+    """The window holds no result file: nothing to publish (a step search finds none)."""
+
+
 @dataclass(frozen=True)
 class Window:
     """What one publish reads: the commits of the last ``days`` days (0: every commit),
@@ -105,7 +109,7 @@ def link_view(results: Path, view: Path, files: Iterable[Path]) -> None:
 
 def publish_data(repo: Path, html_dir: Path, window: Window) -> str:
     """asv's published data for ``window`` in ``html_dir`` (emptied first, as asv does);
-    the window in words."""
+    the window in words. EmptyWindow when it holds no result file."""
     from asv import util
 
     results = (repo / RESULTS_DIR).resolve()
@@ -115,7 +119,7 @@ def publish_data(repo: Path, html_dir: Path, window: Window) -> str:
     branch = settings["branches"][0]
     files = chosen_files(results, window, window_commits(repo, branch, window.days))
     if not files:
-        raise BadInput(
+        raise EmptyWindow(
             f"no results in {results} of {branch}'s commits ({window.span}): asv publishes "
             f"{branch}'s history alone"
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tools._lib.asv.matrix import default_release
 from tools._lib.asv.results import RESULTS_DIR, commit_values
-from tools._lib.asv.window import WINDOW_DAYS, Window, publish_data
+from tools._lib.asv.window import WINDOW_DAYS, EmptyWindow, Window, publish_data
 from tools._lib.base.git import first_parent_commits, git, is_ancestor
 from tools._lib.measure.alternation import measure_pair
 from tools._lib.measure.comparison import compare, higher_is_better, is_count, row_label
@@ -72,7 +72,10 @@ def history_steps(repo: Path, machine: str, threshold: Callable[[str], float]) -
     release = default.graph_part
     with tempfile.TemporaryDirectory(prefix="triage-site-") as folder:
         site = Path(folder)
-        publish_data(repo, site, Window(WINDOW_DAYS, (machine,), default.env_name))
+        try:
+            publish_data(repo, site, Window(WINDOW_DAYS, (machine,), default.env_name))
+        except EmptyWindow:
+            return []  # no result of this machine's in the window: no step to find
         index = json.loads((site / "index.json").read_text())
         hashes = {int(rev): sha for rev, sha in index["revision_to_hash"].items()}
         found: dict[str, Step] = {}
