@@ -8,6 +8,7 @@ suite in a parent process that later forks, and CUDA cannot survive a fork.
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,18 @@ CPU_INFO = Path("/proc/cpuinfo")
 LOW_PRECISION_FLAGS = {
     "bfloat16": ("avx512_bf16", "amx_bf16"),
     "float16": ("avx512_fp16", "amx_fp16"),
+}
+# torch can be told to stop short of the CPU's instructions: its own kernels by
+# ATEN_CPU_CAPABILITY (get_cpu_capability then names the level it runs), the oneDNN
+# products it hands bfloat16 and float16 to by ONEDNN_MAX_CPU_ISA. Capped below a dtype's
+# instructions, the dtype runs through float32 whatever the flags say (a capped host
+# stands in for one without them: docs/reference/tests.md, "A host without AVX-512").
+ONEDNN_ISA_VARIABLE = "ONEDNN_MAX_CPU_ISA"
+AMX_LEVELS = {"AVX512_CORE_AMX", "AVX10_1_512_AMX", "AVX512_CORE_AMX_FP16", "AVX10_1_512_AMX_FP16"}
+ONEDNN_LEVELS_WITH = {
+    "bfloat16": {"ALL", "DEFAULT", "AVX512_CORE_BF16", "AVX512_CORE_FP16", "AVX10_1_512"}
+    | AMX_LEVELS,
+    "float16": {"ALL", "DEFAULT", "AVX512_CORE_FP16", "AVX10_1_512"} | AMX_LEVELS,
 }
 CPU0_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
 UNKNOWN_CACHE_BYTES = 2**30
@@ -94,7 +107,14 @@ class CpuDevice(Device):
             flags = set(CPU_INFO.read_text().split())
         except OSError:
             return set()
-        return {dtype for dtype, needs in LOW_PRECISION_FLAGS.items() if flags & set(needs)}
+        if "AVX512" not in torch.backends.cpu.get_cpu_capability():
+            return set()  # torch's kernels capped below AVX-512, or a CPU without it
+        capped = os.environ.get(ONEDNN_ISA_VARIABLE, "ALL").strip().upper()
+        return {
+            dtype
+            for dtype, needs in LOW_PRECISION_FLAGS.items()
+            if flags & set(needs) and capped in ONEDNN_LEVELS_WITH[dtype]
+        }
 
     def last_level_cache_bytes(self) -> int:
         # sysfs lists every cache of CPU 0 with its level; where it is missing (not Linux,

@@ -86,12 +86,13 @@ def spec(case) -> dict:
 
 @dataclass(frozen=True)
 class Source:
-    """Where a variant function is: its file, its ``def`` line and its body's first line
-    (after the docstring)."""
+    """Where a variant function is: its file, its ``def`` line, its body's first line
+    (after the docstring) and its last line."""
 
     path: Path
     def_line: int
     body_line: int
+    end_line: int
 
 
 def variant_source(op: str, variant: str) -> Source | None:
@@ -112,7 +113,7 @@ def variant_source(op: str, variant: str) -> Source | None:
                 ):
                     first = node.body[1] if ast.get_docstring(node) else node.body[0]
                     path = Path("src") / "tensorops" / module.name
-                    return Source(path, node.lineno, first.lineno)
+                    return Source(path, node.lineno, first.lineno, node.end_lineno)
     return None
 
 
@@ -143,6 +144,39 @@ def plant_slowdown(repo: Path, row: PlantedRow, fraction: float) -> None:
     source.write_text(text.replace("\nimport torch\n", f"\nimport torch\n{pasted}", 1))
 
 
+# The time plant inside the function's body alone, so that the change is the function's
+# and nothing at module level: what a pull request's own slowdown in one function looks
+# like to the gate's selection (the decorator above is module-level code, which selects
+# every row that imports the module).
+BODY_PLANT_BEFORE = """\
+_planted_clock = __import__("time").perf_counter
+_planted_begun = _planted_clock()
+try:
+"""
+BODY_PLANT_AFTER = """\
+finally:
+    _planted_until = _planted_clock() + {fraction!r} * (_planted_clock() - _planted_begun)
+    while _planted_clock() < _planted_until:
+        pass
+"""
+
+
+def plant_in_body(repo: Path, row: PlantedRow, fraction: float) -> None:
+    """The row's variant function's body (after its docstring) run in a ``try`` whose
+    ``finally`` busy-waits ``fraction`` of the body's time: the same plant as the
+    decorator's, changing lines of that function alone."""
+    where = variant_source(row.op, row.variant)
+    source = repo / where.path
+    lines = source.read_text().splitlines(keepends=True)
+    first, last = where.body_line - 1, where.end_line
+    body = ["    " + line if line.strip() else line for line in lines[first:last]]
+    indent = "    "
+    before = [indent + line for line in BODY_PLANT_BEFORE.splitlines(keepends=True)]
+    after = BODY_PLANT_AFTER.format(fraction=fraction).splitlines(keepends=True)
+    lines[first:last] = [*before, *body, *(indent + line for line in after)]
+    source.write_text("".join(lines))
+
+
 def seconds_per_call(row: PlantedRow, backward: bool) -> float:
     from benchmarks._harness.controls import controlled, controls_from_env
     from benchmarks._harness.measure import measure_seconds
@@ -153,15 +187,19 @@ def seconds_per_call(row: PlantedRow, backward: bool) -> float:
         return measure_seconds(prepared.call, controls.threads, min_run_time=1.0)
 
 
-def planter(target: str, row: PlantedRow, slowdown: float) -> Callable[[Path], None]:
-    """What plants ``slowdown`` in a clone, sized from the row's cost."""
+def planter(
+    target: str, row: PlantedRow, slowdown: float, in_body: bool = False
+) -> Callable[[Path], None]:
+    """What plants ``slowdown`` in a clone, sized from the row's cost (a time plant in the
+    function's body alone with ``in_body``)."""
     if target == "time":
         fraction = slowdown - 1.0
         if row.backward:  # the plant slows the forward only: scale it to the whole step
             fraction *= seconds_per_call(row, True) / seconds_per_call(row, False)
         fraction = round(fraction, 6)
         print(f"plant: {row.label}: each call of the variant waits {fraction} of its time")
-        return functools.partial(plant_slowdown, row=row, fraction=fraction)
+        planted = plant_in_body if in_body else plant_slowdown
+        return functools.partial(planted, row=row, fraction=fraction)
     from benchmarks._harness.callgrind import CountCase, count_cases
 
     case = CountCase(

@@ -167,3 +167,27 @@ def test_tf32_param_skips_on_cpu_and_sets_tf32_on_cuda(fake_cuda, probe_op):
         finally:
             bench.teardown("cuda", (4, 4), tf32)
         assert torch.backends.cuda.matmul.allow_tf32 is False  # restored: the suites' setting
+
+
+@pytest.mark.parametrize(
+    "capability, onednn, native",
+    [
+        ("AVX512", None, {"bfloat16"}),
+        ("AVX512", "avx512_core_bf16", {"bfloat16"}),
+        ("AVX512", "AVX2", set()),
+        ("AVX512", "AVX512_CORE", set()),
+        ("AVX2", None, set()),
+    ],
+)
+def test_a_dtype_is_native_only_where_torch_is_let_use_its_instructions(
+    monkeypatch, tmp_path, capability, onednn, native
+):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("flags\t\t: fpu sse2 avx2 avx512f avx512bw avx512_bf16\n")
+    monkeypatch.setattr(devices, "CPU_INFO", cpuinfo)
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: capability)
+    if onednn is None:
+        monkeypatch.delenv(devices.ONEDNN_ISA_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(devices.ONEDNN_ISA_VARIABLE, onednn)
+    assert devices.CpuDevice().native_dtypes() == native

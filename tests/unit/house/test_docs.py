@@ -37,6 +37,8 @@ STUDIES = [
     "row_seconds",
     "history_scale",
     "estimates",
+    "depth_power",
+    "isa_cap",
     "detection_power",
     "host_speed",
     "antagonist_alone",

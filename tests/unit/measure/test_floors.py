@@ -196,15 +196,16 @@ def test_a_floors_file_that_does_not_exist_is_bad_input_not_no_floors(tmp_path, 
     assert "nope.json" in line and "no such file" in line
 
 
-def test_a_floor_at_depth_shrinks_as_the_square_root_of_the_rounds_above_its_margin():
-    # (1.10 - 1.01) * sqrt(2 / 16) = 0.0318: 1.01 + 0.0318, rounded up
-    assert deep_floor(1.10, 16) == 1.05
-    assert deep_floor(1.04, 16) == DEEP_MIN_FLOOR == 1.03
-    assert deep_floor(1.30, 16) == 1.12
-    floors = Floors("AMD EPYC", 4, {"a": 1.10, "b": 1.30, "c": 1.60})
-    assert floors.threshold_at("a", 1.15, 16) == 1.05
-    assert floors.threshold("b", 1.15) is None and floors.threshold_at("b", 1.15, 16) == 1.12
-    assert floors.threshold_at("c", 1.15, 16) is None  # 1.22 at depth: above the factor
+def test_a_floor_at_depth_shrinks_in_proportion_to_the_rounds_above_its_margin():
+    # (1.30 - 1.01) * 2 / 16 = 0.03625: 1.01 + 0.03625, rounded up
+    assert deep_floor(1.30, 16) == 1.05
+    assert deep_floor(1.10, 16) == DEEP_MIN_FLOOR == 1.03
+    assert deep_floor(1.04, 16) == DEEP_MIN_FLOOR
+    assert deep_floor(3.00, 16) == 1.26
+    floors = Floors("AMD EPYC", 4, {"a": 1.10, "b": 1.30, "c": 3.00})
+    assert floors.threshold_at("a", 1.15, 16) == 1.03
+    assert floors.threshold("b", 1.15) is None and floors.threshold_at("b", 1.15, 16) == 1.05
+    assert floors.threshold_at("c", 1.15, 16) is None  # 1.26 at depth: above the factor
     assert floors.threshold_at("unfloored", 1.15, 16) == 1.15
     assert floors.threshold_at("a", 1.15, None) == 1.10
     with pytest.raises(ValueError, match="no floors are checked at 9 rounds"):

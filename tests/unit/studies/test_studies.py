@@ -17,6 +17,7 @@ import pytest
 
 from tests.support import REPO_ROOT
 from tools._lib.base.cli import BadInput, ExternalFailure
+from tools._lib.reach.changes import touched
 from tools.studies import plants
 
 SILU_ROW = "bench_activation.Silu.time_silu('cpu', 'float32', (32, 512, 768), 'functional')"
@@ -67,6 +68,44 @@ def test_the_time_plant_slows_each_call_by_its_own_time_and_keeps_the_variant_co
     # verify passed (the plant changes no value), the registered variant is the slowed
     # one, and a call that takes 50 ms then waits twice that.
     assert float(error) < 1e-5 and wrapped == "True" and float(seconds) >= 0.15
+
+
+def test_the_plant_in_the_body_changes_that_function_alone_and_waits_its_fraction(tmp_path):
+    (row,) = [r for r in plants.time_rows() if r.label == SILU_ROW]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    planted_repo(tmp_path, lambda repo: None)
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+
+    def commit() -> str:
+        subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+        subprocess.run(["git", *identity, "commit", "-qm", "c"], cwd=tmp_path, check=True)
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True
+        ).stdout.strip()
+
+    base = commit()
+    plant = plants.planter("time", row, 3.0, in_body=True)
+    plant(tmp_path)
+    head = commit()
+    (changed,) = touched(tmp_path, base, head)
+    assert (changed.path, changed.function) == ("src/tensorops/activation.py", "silu")
+    # A clock that ticks once a call: the body's time is the ticks between the plant's
+    # start and its ``finally``; the wait then spins twice that (a fraction of 2.0).
+    out = run_in(
+        tmp_path / "src",
+        "import time, tensorops\n"
+        "case = tensorops.Case('silu', (4, 8))\n"
+        "print(tensorops.verify(case, 'functional'))\n"
+        "fn = tensorops.get_variant('silu', 'functional').fn\n"
+        "x = case.inputs()\n"
+        "ticks = iter(range(10**6)); calls = []\n"
+        "time.perf_counter = lambda: calls.append(1) or float(next(ticks))\n"
+        "fn(*x); print(len(calls))",
+    )
+    error, calls = out.split()
+    # Read at the start (0) and twice at the end (1, 2): it spins until 1 + 2.0 x (2 - 0),
+    # three reads more.
+    assert float(error) < 1e-5 and int(calls) == 3 + 3
 
 
 def test_a_training_rows_time_plant_is_scaled_to_the_whole_step(monkeypatch):

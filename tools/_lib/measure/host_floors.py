@@ -29,11 +29,14 @@ ESTIMATOR = 3
 # fail every no-op: the whole file is refused, at read and at push.
 MAX_FLOOR = 10.0
 # A row measured deeper (more rounds: more process pairs) strays less on a no-op, so its
-# floor is lower there: the part of its floor above the margin shrinks as the square root
-# of the rounds, from the rounds the floors' no-op runs took (FLOOR_ROUNDS) to the rounds
-# measured, down to DEEP_MIN_FLOOR. This is a rule, not a measurement at each depth: it
-# holds at the depths held-out no-op runs checked it at (DEPTHS_CHECKED), and a verdict uses
-# it at no other (docs/explanation/comparison.md, "Depth").
+# floor is lower there. A floor's part above the margin is what a process pair stuck a few
+# per cent off did to the median of a no-op's pairs; that pair's share of the pairs, and
+# so its pull on their median, falls in proportion to the rounds, from the rounds the
+# floors' no-op runs took (FLOOR_ROUNDS) to the rounds measured, down to DEEP_MIN_FLOOR
+# (the noise of the median itself is the intervals' business). This is a rule, not a
+# measurement at each depth: it holds at the depths held-out no-op runs checked it at
+# (DEPTHS_CHECKED), and a verdict uses it at no other (docs/explanation/comparison.md,
+# "Depth").
 FLOOR_ROUNDS = 2
 FLOOR_MARGIN = 0.01
 DEEP_MIN_FLOOR = 1.03
@@ -105,7 +108,7 @@ class Floors:
 def deep_floor(floor: float, rounds: int) -> float:
     """A floor measured at FLOOR_ROUNDS, at ``rounds`` (see DEPTHS_CHECKED), rounded up to
     a hundredth."""
-    above = max(0.0, floor - 1 - FLOOR_MARGIN) * math.sqrt(FLOOR_ROUNDS / rounds)
+    above = max(0.0, floor - 1 - FLOOR_MARGIN) * FLOOR_ROUNDS / rounds
     scaled = math.ceil((1 + FLOOR_MARGIN + above) * 100 - 1e-9) / 100
     return max(DEEP_MIN_FLOOR, min(floor, scaled))
 
