@@ -8,10 +8,11 @@ commit): asv publish redraws every graph it is given each time, so a window keep
 publish from growing with every night before it. The whole history stays on the results
 branch (docs/explanation/continuous.md, "A year of history").
 
-``asv publish`` writes the data (and a page whose scripts come from CDNs); asv-tachyon
-replaces the page with a bundled UI over the same data, and asv's own page and scripts
-are removed: nothing on the site loads from another host, and none of asv's legacy
-JavaScript (which inserts machine and benchmark fields as raw HTML) is published.
+``asv publish`` writes the graphs and the regressions (and a page whose scripts come from
+CDNs); asv-tachyon replaces the page with a bundled UI over the same data, and asv's own
+page and scripts are removed: nothing on the site loads from another host, and none of
+asv's legacy JavaScript (which inserts machine and benchmark fields as raw HTML) is
+published.
 
 ``asv publish`` empties its target first, so ``--site`` must be an empty (or new)
 directory or one this tool published before (it holds the marker ``.tensorops-site``),

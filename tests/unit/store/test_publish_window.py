@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import REPO_ROOT
+from tools._lib.asv import publish_pages
 from tools._lib.asv.results import RESULTS_DIR
 from tools._lib.asv.window import Window, chosen_files, publish_data, window_commits
 from tools._lib.base.cli import BadInput
@@ -89,3 +90,27 @@ def test_the_site_graphs_hold_rounded_values_written_compact(history, tmp_path):
     assert ", " not in text and text.startswith("[[")
     values = [v for _, row in json.loads(text) for v in row if v is not None]
     assert values and all(v == float(f"{v:.{GRAPH_DIGITS}g}") for v in values)
+
+
+def test_asv_writes_the_graphs_and_only_the_pages_asked_for(history, tmp_path):
+    publish_data(history.project, tmp_path / "graphs", Window(days=0))
+    publish_data(history.project, tmp_path / "site", Window(days=0), ("Regressions",))
+    for site in (tmp_path / "graphs", tmp_path / "site"):
+        assert len(graph_folders(site)) == 4
+        assert not (site / "graphs" / "summary").exists()  # asv's summary grid: no reader
+        assert not list((site / "graphs").rglob("summary.json"))  # its summary list
+    assert not (tmp_path / "graphs" / "regressions.json").exists()
+    assert isinstance(json.loads((tmp_path / "site" / "regressions.json").read_text()), dict)
+    graphs = {
+        path.relative_to(tmp_path / "site"): path.read_bytes()
+        for path in (tmp_path / "site" / "graphs").rglob("*.json")
+    }
+    assert graphs == {
+        path.relative_to(tmp_path / "graphs"): path.read_bytes()
+        for path in (tmp_path / "graphs" / "graphs").rglob("*.json")
+    }
+
+
+def test_an_asv_page_asv_does_not_have_is_named():
+    with pytest.raises(SystemExit, match="no asv page Nowhere"):
+        publish_pages.keep_only(["Regressions", "Nowhere"])

@@ -12,12 +12,12 @@ history stays in the results branch: ``days=0`` publishes all of it.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools._lib.asv import publish_pages
 from tools._lib.asv.results import RESULTS_DIR, is_result_file, read_result_file
-from tools._lib.asv.run import asv
 from tools._lib.base.cli import BadInput, ExternalFailure
 from tools._lib.base.git import git
 
@@ -107,9 +107,10 @@ def link_view(results: Path, view: Path, files: Iterable[Path]) -> None:
         (machine / path.name).symlink_to(path)
 
 
-def publish_data(repo: Path, html_dir: Path, window: Window) -> str:
-    """asv's published data for ``window`` in ``html_dir`` (emptied first, as asv does);
-    the window in words. EmptyWindow when it holds no result file."""
+def publish_data(repo: Path, html_dir: Path, window: Window, pages: Sequence[str] = ()) -> str:
+    """asv's published graphs for ``window`` in ``html_dir`` (emptied first, as asv does)
+    and of asv's pages those named in ``pages`` (tools/_lib/asv/publish_pages.py); the
+    window in words. EmptyWindow when it holds no result file."""
     from asv import util
 
     results = (repo / RESULTS_DIR).resolve()
@@ -130,16 +131,7 @@ def publish_data(repo: Path, html_dir: Path, window: Window) -> str:
         # asv reads a config's paths from the config's folder: every one made absolute.
         paths = {key: str((repo / settings[key]).resolve()) for key in PATH_KEYS}
         util.write_json(str(conf), {**settings, **paths, "results_dir": str(view)}, api_version=1)
-        done = asv(
-            "--config",
-            str(conf),
-            "publish",
-            "--no-pull",
-            "--html-dir",
-            str(html_dir.resolve()),
-            cwd=repo,
-            capture=True,
-        )
+        done = publish_pages.publish(conf, html_dir, pages)
     if done.returncode != 0:
         raise ExternalFailure(f"asv publish failed: {(done.stderr or done.stdout)[-500:]}")
     return window.describe(len({path.name[:HASH_PREFIX] for path in files}))

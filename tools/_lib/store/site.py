@@ -1,11 +1,12 @@
 """The published site: every machine's results as a self-contained site.
 
-``asv publish`` writes the data (and a page whose scripts come from CDNs); asv-tachyon
-replaces the page with a bundled UI over the same data, and asv's own page and scripts are
-removed: nothing on the site loads from another host, and none of asv's legacy JavaScript
-(which inserts machine and benchmark fields as raw HTML) is published. ``asv publish``
-empties its target first, so the target must be new, empty or one published here before
-(it holds the marker ``.tensorops-site``), and never the repository or its data.
+``asv publish`` writes the graphs and the regressions (and a page whose scripts come from
+CDNs); asv-tachyon replaces the page with a bundled UI over the same data, and asv's own
+page and scripts are removed: nothing on the site loads from another host, and none of
+asv's legacy JavaScript (which inserts machine and benchmark fields as raw HTML) is
+published. ``asv publish`` empties its target first, so the target must be new, empty or
+one published here before (it holds the marker ``.tensorops-site``), and never the
+repository or its data.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ SITE_MARKER = ".tensorops-site"
 # overview fetches every benchmark's graph whole
 # (docs/explanation/continuous.md, "A year of history").
 GRAPH_DIGITS = 5
+# asv's pages the site's UI reads: asv-tachyon fetches the graphs and regressions.json,
+# never asv's summary grid or list (tools/_lib/asv/publish_pages.py).
+SITE_PAGES = ("Regressions",)
 
 
 def check_site(repo: Path, site: Path) -> Path:
@@ -65,7 +69,7 @@ def complete_graph_index(site: Path) -> list[str]:
     empty graph there. Returns the benchmarks left out."""
     index_path = site / "index.json"
     index = json.loads(index_path.read_text())
-    graphs = [path for path in (site / "graphs").rglob("*.json") if "summary" not in path.parts]
+    graphs = list((site / "graphs").rglob("*.json"))
     dropped = sorted(set(index["benchmarks"]) - {path.stem for path in graphs})
     for name in dropped:
         del index["benchmarks"][name]
@@ -92,7 +96,7 @@ def rounded(value):
 
 
 def compact_graphs(site: Path) -> None:
-    """Every graph (summaries included) rewritten with its values rounded and no spaces."""
+    """Every graph rewritten with its values rounded and no spaces."""
     for path in (site / "graphs").rglob("*.json"):
         points = json.loads(path.read_text())
         path.write_text(json.dumps(rounded(points), separators=(",", ":")))
@@ -122,7 +126,7 @@ def publish(repo: Path, site: Path, days: int = WINDOW_DAYS) -> None:
     machines = sorted(p.name for p in results.iterdir() if (p / "machine.json").is_file())
     if not machines:
         raise BadInput(f"no machine's results in {results}")
-    window = publish_data(repo, site, Window(days))
+    window = publish_data(repo, site, Window(days), SITE_PAGES)
     tachyon = Path(sys.executable).with_name("asv-tachyon")
     installed = subprocess.run(
         [str(tachyon) if tachyon.exists() else "asv-tachyon", "install", "--no-backup", str(site)],
