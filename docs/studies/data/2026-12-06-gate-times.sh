@@ -2,11 +2,10 @@
 # The gate's wall time on three changes, on a fresh clone of main (asv's environment shared).
 set -u
 main=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
-lscpu | grep -E "Model name|L3 cache"; grep -o -E 'avx512f|avx512_bf16|avx512_fp16' /proc/cpuinfo | sort -u | tr '\n' ' '; echo "(avx512 flags above, if any)"
+. "$(dirname "$0")/study-common.sh"
+host_line
 w=$(mktemp -d -t gate-times-XXXX)
-git clone -q "$main" "$w/repo" && cd "$w/repo" || exit 1
-mkdir -p .asv && ln -s "$main/.asv/env" .asv/env
-ln -s "$main/.venv" .venv
+study_clone "$main" "$w/repo" && cd "$w/repo" || exit 1
 base=$(git rev-parse HEAD)
 py=.venv/bin/python
 # A: one variant's function: logsumexp's functional variant does the reduction twice.

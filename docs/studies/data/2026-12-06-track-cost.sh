@@ -11,15 +11,11 @@ set -euo pipefail
 main=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 before=${1:?usage: $0 BEFORE-COMMIT [OUT.json]}
 out=${2:-$main/docs/studies/data/2026-12-06-track-cost.json}
-lscpu | grep -E "Model name|L3 cache"
-{ grep -o -E 'avx512f|avx512_bf16|avx512_fp16' /proc/cpuinfo || true; } | sort -u | tr '\n' ' '
-echo "(avx512 flags above, if any)"
+. "$(dirname "$0")/study-common.sh"
+host_line
 w=$(mktemp -d -t track-cost-XXXX)
 for side in before after; do
-  git clone -q "$main" "$w/$side"
-  [ "$side" = before ] && git -C "$w/before" checkout -q "$before"
-  mkdir -p "$w/$side/.asv" && ln -s "$main/.asv/env" "$w/$side/.asv/env"
-  ln -s "$main/.venv" "$w/$side/.venv"
+  study_clone "$main" "$w/$side" "$([ "$side" = before ] && echo "$before")"
 done
 for side in before after; do
   (cd "$w/$side" && .venv/bin/asv machine --machine track-cost --yes > /dev/null)

@@ -4,11 +4,10 @@
 # environment shared; each run from empty results, in turn: selected, --all.
 set -u
 main=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
-lscpu | grep -E "Model name|L3 cache"; grep -o -E 'avx512f|avx512_bf16|avx512_fp16' /proc/cpuinfo | sort -u | tr '\n' ' '; echo "(avx512 flags above, if any)"
+. "$(dirname "$0")/study-common.sh"
+host_line
 w=$(mktemp -d -t gate-every-XXXX)
-git clone -q "$main" "$w/repo" && cd "$w/repo" || exit 1
-mkdir -p .asv && ln -s "$main/.asv/env" .asv/env
-ln -s "$main/.venv" .venv
+study_clone "$main" "$w/repo" && cd "$w/repo" || exit 1
 base=$(git rev-parse HEAD)
 py=.venv/bin/python
 echo "# a comment" >> benchmarks/_harness/prepare.py

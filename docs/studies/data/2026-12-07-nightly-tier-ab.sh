@@ -11,15 +11,11 @@ main=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 before=${1:?usage: $0 BEFORE-COMMIT OUT-DIR}
 out=${2:?usage: $0 BEFORE-COMMIT OUT-DIR}
 mkdir -p "$out"
-{ lscpu | grep -E "Model name|L3 cache"
-  echo "avx512: $({ grep -o -E 'avx512f|avx512_bf16|avx512_fp16' /proc/cpuinfo || true; } | sort -u | tr '\n' ' ')"
-} | tee "$out/host.txt"
+. "$(dirname "$0")/study-common.sh"
+host_line | tee "$out/host.txt"
 w=$(mktemp -d -t nightly-tier-ab-XXXX)
 for side in before after; do
-  git clone -q "$main" "$w/$side"
-  [ "$side" = before ] && git -C "$w/before" checkout -q "$before"
-  mkdir -p "$w/$side/.asv" && ln -s "$main/.asv/env" "$w/$side/.asv/env"
-  ln -s "$main/.venv" "$w/$side/.venv"
+  study_clone "$main" "$w/$side" "$([ "$side" = before ] && echo "$before")"
 done
 for side in before after; do
   (cd "$w/$side" && .venv/bin/python -m tools.studies.tier_time --tier pr --tier nightly \

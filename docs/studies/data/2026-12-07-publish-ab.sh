@@ -5,15 +5,14 @@
 # in a fresh process, in turns (before, after, before, after), with nothing else running.
 # Usage: bash docs/studies/data/2026-12-07-publish-ab.sh BEFORE OUT.json [NIGHTS]
 set -euo pipefail
+. "$(dirname "$0")/study-common.sh"
 main=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 before=${1:?usage: $0 BEFORE-COMMIT OUT.json [NIGHTS]}
 out=${2:?usage: $0 BEFORE-COMMIT OUT.json [NIGHTS]}
 nights=${3:-365}
 w=$(mktemp -d -t publish-ab-XXXX)
 for side in before after; do
-  git clone -q "$main" "$w/$side"
-  [ "$side" = before ] && git -C "$w/before" checkout -q "$before"
-  ln -s "$main/.venv" "$w/$side/.venv"
+  study_clone "$main" "$w/$side" "$([ "$side" = before ] && echo "$before")"
 done
 (cd "$w/after" && .venv/bin/python - "$w/history" "$nights" <<'PY'
 import sys
