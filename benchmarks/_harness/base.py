@@ -12,6 +12,16 @@ from .devices import get_device, require_accelerator
 from .measure import recompiles_fail
 from .prepare import SEED, Prepared, looked_up, prepare_once
 
+# A call of this many seconds or more is sampled at most LONG_CALL_SAMPLES times a round,
+# with no asv warm-up call of its own: the harness's warm-up has run it until quiet, and
+# the spread of such a row's samples is a small fraction of the floors its graphs are
+# judged at, which come from one process against another, not from more samples in one
+# (docs/explanation/measurement.md, "Long calls").
+LONG_CALL_SECONDS = 0.2
+LONG_CALL_SAMPLES = 2
+# asv's own bound on a round's sampling at two rounds: no further sample once it is passed.
+ROUND_SECONDS = 10.0
+
 
 class OpBenchmark:
     """Base of the suites: one tensorops op, timed per (device, ..., variant) params.
@@ -58,6 +68,18 @@ class OpBenchmark:
         self.case = self.prepared.case
         self.device = self.prepared.device
         self.call = self.prepared.call
+        if self.prepared.call_seconds >= LONG_CALL_SECONDS:
+            self.sample_long_call()
+
+    def sample_long_call(self) -> None:
+        """asv's sampling of this row's process set for a long call (asv_runner reads these
+        attributes again after ``setup``; an ``--attribute`` given to asv still wins): one
+        call a sample, no untimed calls, at most LONG_CALL_SAMPLES samples and one once a
+        round's ROUND_SECONDS are spent."""
+        self.number = 1
+        self.warmup_time = 0.0
+        self.min_run_count = 1
+        self.repeat = (1, LONG_CALL_SAMPLES, ROUND_SECONDS)
 
     def set_up_case(self, *params: Any) -> None:
         """``setup`` short of the call: the controls, the device and the case, no inputs

@@ -9,6 +9,7 @@ benchmarks against old commits of the library.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ import tensorops
 from .cold import copies_needed, copy_inputs, in_turn, input_bytes
 from .controls import Controls
 from .devices import Device, get_device, is_out_of_memory
-from .warmup import warm_up
+from .warmup import WarmedUp, warm_up
 
 # The seed of every timed case's inputs.
 SEED = 0
@@ -28,12 +29,14 @@ SEED = 0
 
 @dataclass(frozen=True)
 class Prepared:
-    """A case ready to time: its zero-argument call and its device."""
+    """A case ready to time: its zero-argument call, its device, and its warm-up's calls
+    and last call's seconds."""
 
     case: Any
     call: Callable[[], Any]
     device: Device
     warm_up_calls: int
+    call_seconds: float
 
 
 def _tensorops_api() -> tuple[type, Callable]:
@@ -88,10 +91,13 @@ def prepare(
     try:
         call = bound_call(chosen, case, target, seed, backward, cold)
         if warm_up_calls is None:
-            calls = warm_up(call, target.synchronize)
+            warmed = warm_up(call, target.synchronize)
         else:
-            for calls in range(1, warm_up_calls + 1):  # noqa: B007 - the count is kept
+            # A count's warm-up runs nothing between its calls (no clock, no page-fault
+            # read), so the counted calls start from the same state every run.
+            for _ in range(warm_up_calls):
                 call()
+            warmed = WarmedUp(warm_up_calls, math.nan)
     except NotImplementedError as unsupported:
         raise NotImplementedError(f"unsupported here: {unsupported}") from None
     except Exception as error:
@@ -103,7 +109,7 @@ def prepare(
         # the tensors that were allocated before the failure.
         target.release_memory()
         raise NotImplementedError(f"out of memory on {device} for {op}/{variant} {shape} {dtype}")
-    return Prepared(case, call, target, calls)
+    return Prepared(case, call, target, *warmed)
 
 
 def bound_call(chosen, case, target: Device, seed: int, backward: bool, cold: bool) -> Callable:

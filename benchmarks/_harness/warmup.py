@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from .allocator import page_faults
 
@@ -15,6 +15,13 @@ from .allocator import page_faults
 QUIET_CALLS = 2
 
 
+class WarmedUp(NamedTuple):
+    """How a warm-up ended: its calls, and the seconds its last call took."""
+
+    calls: int
+    last_call_seconds: float
+
+
 def warm_up(
     call: Callable[[], Any],
     synchronize: Callable[[], None],
@@ -23,9 +30,9 @@ def warm_up(
     max_calls: int = 20,
     max_seconds: float = 2.0,
     settle: float = 0.10,
-) -> int:
+) -> WarmedUp:
     """Run ``call`` until lazy initialisation is paid for, bounded by count and time;
-    return how many calls it took.
+    return how many calls it took and how long the last one took.
 
     The first calls on a device pay for context creation, library handles
     (cuBLAS, cuDNN, oneDNN primitives) and allocator growth. Warm-up ends once the last
@@ -48,4 +55,4 @@ def warm_up(
         if calls >= min_calls and (settled or time.perf_counter() - start >= max_seconds):
             break
         previous = duration
-    return calls
+    return WarmedUp(calls, duration)

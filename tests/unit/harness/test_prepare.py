@@ -3,15 +3,17 @@ controls and out-of-memory."""
 
 from __future__ import annotations
 
+import sys
 import time
 import timeit
 from types import SimpleNamespace
 
 import pytest
 import torch
+from asv_runner.benchmarks.time import TimeBenchmark
 
 import tensorops
-from benchmarks._harness import cold, controls, devices, prepare, warmup
+from benchmarks._harness import base, cold, controls, devices, prepare, warmup
 from benchmarks._harness.base import OpBenchmark
 from tests.support.probe import PARAMS, Probe, run_like_asv
 
@@ -123,13 +125,15 @@ def clock(monkeypatch):
 
 def test_warm_up_stops_once_calls_settle(clock):
     call = clock.calls_taking([0.05, 0.004, 0.004, 0.004, 0.004])
-    assert warmup.warm_up(call, lambda: None, max_calls=10) == 3
+    warmed = warmup.warm_up(call, lambda: None, max_calls=10)
+    assert warmed.calls == 3
+    assert warmed.last_call_seconds == pytest.approx(0.004)
 
 
 def test_warm_up_goes_on_while_calls_still_speed_up(clock):
     # 0.004 after 0.0046 is 13% faster: not settled; the next equal call settles it.
     call = clock.calls_taking([0.05, 0.0046, 0.004, 0.004, 0.004])
-    assert warmup.warm_up(call, lambda: None, max_calls=10) == 4
+    assert warmup.warm_up(call, lambda: None, max_calls=10).calls == 4
 
 
 def test_warm_up_waits_for_two_calls_without_a_page_fault(clock, monkeypatch):
@@ -144,20 +148,53 @@ def test_warm_up_waits_for_two_calls_without_a_page_fault(clock, monkeypatch):
         faults["count"] += 100 if faults["calls"] in (1, 3) else 0
 
     monkeypatch.setattr(warmup, "page_faults", lambda: faults["count"])
-    assert warmup.warm_up(call, lambda: None, max_calls=10, max_seconds=60) == 5
+    assert warmup.warm_up(call, lambda: None, max_calls=10, max_seconds=60).calls == 5
 
 
 def test_warm_up_is_bounded_by_count(clock):
     # Every call is twice as fast as the one before: it never settles by itself.
     call = clock.calls_taking([0.016 / 2**i for i in range(10)])
-    assert warmup.warm_up(call, lambda: None, max_calls=4) == 4
+    assert warmup.warm_up(call, lambda: None, max_calls=4).calls == 4
 
 
 def test_warm_up_is_bounded_by_time(clock):
     # Calls that keep speeding up stop once max_seconds have passed: 0.04 + 0.027 > 0.05.
     call = clock.calls_taking([0.04 / 1.5**i for i in range(50)])
-    assert warmup.warm_up(call, lambda: None, max_calls=50, max_seconds=0.05) == 2
+    assert warmup.warm_up(call, lambda: None, max_calls=50, max_seconds=0.05).calls == 2
     assert clock.now < 0.05 + 0.04
+
+
+def asv_time_benchmark(bench: OpBenchmark) -> TimeBenchmark:
+    """``bench``'s time_probe at the probe's CPU params, as asv_runner's discovery builds
+    a benchmark of a class (the method, the instance, the module)."""
+    func = bench.time_probe
+    benchmark = TimeBenchmark(
+        "bench_probe.Probe.time_probe", func, [func, bench, sys.modules[__name__]]
+    )
+    benchmark.set_param_idx(0)
+    return benchmark
+
+
+def test_a_long_call_is_sampled_twice_a_round_with_no_untimed_call(probe_op, monkeypatch):
+    monkeypatch.setattr(base, "LONG_CALL_SECONDS", 0.01)
+    probe_op["durations"] = [0.02] * 20
+    benchmark = asv_time_benchmark(Probe())
+    benchmark.do_setup()
+    warmed = benchmark._attr_sources[1].prepared.warm_up_calls
+    result = benchmark.run(*PARAMS)
+    benchmark.do_teardown()
+    assert result["number"] == 1
+    assert len(result["samples"]) == base.LONG_CALL_SAMPLES
+    assert probe_op["calls"] == warmed + base.LONG_CALL_SAMPLES  # asv called it for no sizing
+
+
+def test_a_short_call_keeps_asvs_sampling(probe_op):
+    benchmark = asv_time_benchmark(Probe())
+    benchmark.do_setup()
+    result = benchmark.run(*PARAMS)
+    benchmark.do_teardown()
+    assert (benchmark.repeat, benchmark.warmup_time) == (0, -1)  # asv's defaults
+    assert len(result["samples"]) == 5  # asv's most at two rounds
 
 
 def test_repeated_setup_reuses_inputs_and_skips_warm_up(probe_op):

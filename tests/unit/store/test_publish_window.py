@@ -6,6 +6,7 @@ written compact. Real git and real asv over a synthetic history
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,49 @@ def test_asv_writes_the_graphs_and_only_the_pages_asked_for(history, tmp_path):
 def test_an_asv_page_asv_does_not_have_is_named():
     with pytest.raises(SystemExit, match="no asv page Nowhere"):
         publish_pages.keep_only(["Regressions", "Nowhere"])
+
+
+def test_ranges_from_parents_answer_as_git_does_and_ask_git_only_off_the_parent_chain(
+    tmp_path, monkeypatch
+):
+    from asv.plugins.git import Git
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    commands = [
+        "init -q -b main",
+        "commit -q --allow-empty -m root",
+        "commit -q --allow-empty -m main-1",
+        "checkout -q -b side HEAD~1",
+        "commit -q --allow-empty -m side-1",
+        "checkout -q main",
+        "merge -q --no-ff -m merged side",
+        "commit -q --allow-empty -m main-2",
+    ]
+    for command in commands:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", *command.split()],
+            cwd=repo,
+            check=True,
+        )
+    hashes = subprocess.run(
+        ["git", "rev-list", "--all"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.split()
+    asked = []
+    from_git = Git.get_hashes_from_range
+
+    def counted(self, range_spec):
+        asked.append(range_spec)
+        return from_git(self, range_spec)
+
+    monkeypatch.setattr(Git, "get_hashes_from_range", counted)
+    asv_repo = Git(str(repo), str(tmp_path / "mirror"))
+    expected = {(a, b): asv_repo.get_hashes_from_range(f"{a}..{b}") for a in hashes for b in hashes}
+    asked.clear()
+    publish_pages.ranges_from_parents()
+    answered = {(a, b): asv_repo.get_hashes_from_range(f"{a}..{b}") for a, b in expected}
+    assert answered == expected
+    singles = {pair for pair, commits in expected.items() if len(commits) == 1}
+    parent_child = {pair for pair in singles if f"{pair[0]}..{pair[1]}" not in asked}
+    assert len(parent_child) == 4  # root-main1, main1-merge, merge-main2, root-side1
+    assert len(asked) == len(expected) - 4

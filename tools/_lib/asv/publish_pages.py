@@ -10,6 +10,12 @@ triage reads the graphs alone and runs its own step detection. So the pages not 
 ``--page`` are emptied before asv's own command line runs, and when no page that reads
 the steps is left, so is asv's step detection, about half of a year's publish
 (docs/explanation/continuous.md, "A year of history").
+
+The regressions page asks git, once per step it found, whether the step spans a single
+commit; each of those ``git rev-list`` processes is a full fork of this process, which
+holds every graph (asv starts them with a ``preexec_fn``, which rules out ``vfork``). One
+``rev-list`` of every commit's parents answers the step from a commit to its child, the
+nightly's usual one, exactly; any other range still goes to git (:func:`ranges_from_parents`).
 """
 
 from __future__ import annotations
@@ -83,6 +89,33 @@ def publish(config: Path, html_dir: Path, pages: Sequence[str]) -> subprocess.Co
     )
 
 
+def ranges_from_parents() -> None:
+    """Answer asv's ``rev-list --first-parent A..B`` from one listing of every commit's
+    first parent, where B's first parent is A: exactly [B] (A is uninteresting and B is not
+    reachable from its own parent). Other ranges, and hashes the listing lacks, go to git as
+    asv sends them."""
+    from asv.plugins.git import Git
+
+    asked_git = Git.get_hashes_from_range
+    parents: dict[int, dict[str, str]] = {}
+
+    def first_parents(repo: Git) -> dict[str, str]:
+        if id(repo) not in parents:
+            listing = repo._run_git(["rev-list", "--parents", "--all"])
+            parents[id(repo)] = {
+                line.split()[0]: line.split()[1] for line in listing.splitlines() if " " in line
+            }
+        return parents[id(repo)]
+
+    def get_hashes_from_range(self: Git, range_spec: str) -> list[str]:
+        older, dots, newer = range_spec.partition("..")
+        if dots and older and newer and first_parents(self).get(newer) == older:
+            return [newer]
+        return asked_git(self, range_spec)
+
+    Git.get_hashes_from_range = get_hashes_from_range
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="publish_pages", description=__doc__.split("\n\n")[0])
     parser.add_argument("--page", action="append", default=[], help="an asv page to write")
@@ -90,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     arguments = args.asv_arguments[1:] if args.asv_arguments[:1] == ["--"] else args.asv_arguments
     keep_only(args.page)
+    ranges_from_parents()
     from asv.main import main as asv_main
 
     sys.argv = ["asv", *arguments]
