@@ -22,6 +22,7 @@ from benchmarks import _harness
 from benchmarks._harness import controls, devices, emulated, prepare, tracks
 from benchmarks._harness.prepare import prepare_once
 from benchmarks._harness.twins import Counted
+from benchmarks._harness.warmup import WarmedUp
 from tests.support.suites import benchmark_classes, benchmark_methods, combinations, qualified
 
 # Suites whose CPU rows skip by design, and the reason they must give.
@@ -68,10 +69,11 @@ def arguments(combination) -> tuple:
     return (*cached, *sized_for_this_cpu(combination))
 
 
-def one_call(call, synchronize, **bounds) -> int:
+def one_call(call, synchronize, **bounds) -> WarmedUp:
+    begun = time.perf_counter()
     call()
     synchronize()
-    return 1
+    return WarmedUp(1, time.perf_counter() - begun)
 
 
 def timed(bound_call):

@@ -39,7 +39,14 @@ publish(Path(sys.argv[1]), Path(sys.argv[2]))' "$w/history/project" "$w/site") >
     runs+=("{\"side\": \"$side\", \"seconds\": $seconds, \"site_bytes\": $bytes}")
   done
 done
-same=$(cmp -s "$w/before-regressions.json" "$w/after-regressions.json" && echo true || echo false)
+# asv lists the regressions in an order that varies from process to process: compared as sets.
+same=$("$main/.venv/bin/python" - "$w/before-regressions.json" "$w/after-regressions.json" <<'PY'
+import json, sys
+
+pages = [json.load(open(path))["regressions"] for path in sys.argv[1:]]
+print(str(len({json.dumps(sorted(map(json.dumps, page))) for page in pages}) == 1).lower())
+PY
+)
 host=$(lscpu | sed -n 's/^Model name: *//p')
 l3=$(lscpu | sed -n 's/^L3 cache: *//p')
 avx=$({ grep -o -E 'avx512f|avx512_bf16|avx512_fp16' /proc/cpuinfo || true; } | sort -u | tr '\n' ' ')
