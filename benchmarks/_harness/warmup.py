@@ -42,6 +42,7 @@ def warm_up(
     """
     start = time.perf_counter()
     previous = float("inf")
+    duration = float("nan")  # no call made: max_calls of 0
     calls = quiet = 0
     while calls < max_calls:
         faults = page_faults()
