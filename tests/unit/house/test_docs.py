@@ -47,6 +47,7 @@ STUDIES = [
     "tier_time",
     "timer_crosscheck",
     "count_repeatability",
+    "count_perturbation",
     "late_faults",
     "launch_cost",
     "commit_overhead",

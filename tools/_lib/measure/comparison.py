@@ -19,7 +19,8 @@ from tools._lib.asv.private import is_result_better
 from tools._lib.asv.results import benchmark_units, commit_rows
 
 # Ten no-op comparisons of a count (two builds of the same code, each counted in its own
-# process) differed by at most 0.05%; a rise of more than 1% is a change in the code run
+# process) differed by at most 0.05%; a rise of more than 1% is a change in the code run,
+# or in what the counting process holds before it forks, which moved a few rows past it
 # (docs/explanation/measurement.md, "Instruction counts").
 COUNT_FACTOR = 1.01
 
