@@ -9,7 +9,8 @@ The variants (``VARIANTS``): ``as-is`` (the tree unchanged: the counts the other
 compared with), ``as-is-again`` (the same, counted again: the control), ``longer-path``
 (the same tree in a folder whose path is longer: a checkout elsewhere), ``phases`` (each
 counting child also writes the seconds of its phases), ``unused-import`` (an import
-nothing uses, in the harness package: a plausible harness change), ``parent-gc-freeze``
+nothing uses, in the harness package: a plausible harness change), ``library-docstring``
+(a sentence more in the library's docstring: a commit of documentation), ``parent-gc-freeze``
 (the counting parent collects and freezes its objects before it forks, so no child's
 collection walks them) and ``parent-discard`` (the counting parent drops valgrind's
 translations before it forks, so no child's switch to instrumented code drops the
@@ -85,6 +86,13 @@ UNUSED_IMPORT = (
         "import fractions  # noqa: F401\nfrom . import allocator  #",
     ),
 )
+LIBRARY_DOCSTRING = (
+    Edit(
+        "src/tensorops/__init__.py",
+        'rather than a crash.\n"""\n',
+        'rather than a crash.\n\nA sentence of documentation, and nothing else.\n"""\n',
+    ),
+)
 FORK_LOOP = "    running = 0\n    for index, case in enumerate(cases):\n"
 PARENT_GC_FREEZE = (Edit(COUNTER, FORK_LOOP, "    gc.collect()\n    gc.freeze()\n" + FORK_LOOP),)
 PARENT_DISCARD = (
@@ -102,6 +110,7 @@ VARIANTS = {
     "longer-path": (),
     "phases": PHASES,
     "unused-import": UNUSED_IMPORT,
+    "library-docstring": LIBRARY_DOCSTRING,
     "parent-gc-freeze": PARENT_GC_FREEZE,
     "parent-discard": PARENT_DISCARD,
 }
