@@ -204,6 +204,26 @@ def shifts(base: dict[str, float], other: dict[str, float]) -> dict:
     }
 
 
+def figures(counted: dict[str, dict]) -> dict:
+    """The variants counted so far, each against ``as-is`` (counted first), and their
+    counts, with the host they were counted on."""
+    base = counted["as-is"]["counts"]
+    return {
+        "host": this_host(),
+        "l3": last_level_cache(),
+        "variants": {
+            name: {
+                "seconds": round(found["seconds"], 1),
+                "cases": found["cases"],
+                **({"phases": found["phases"]} if "phases" in found else {}),
+                "against_as_is": shifts(base, found["counts"]),
+            }
+            for name, found in counted.items()
+        },
+        "counts": {name: found["counts"] for name, found in counted.items()},
+    }
+
+
 def main() -> int:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -225,24 +245,9 @@ def main() -> int:
     for name in chosen:
         counted[name] = count_variant(name, int(args.cases))
         print(f"count_perturbation: {name}: {counted[name]['seconds']:.1f} s", file=sys.stderr)
-    base = counted["as-is"]["counts"]
-    figures = {
-        "host": this_host(),
-        "l3": last_level_cache(),
-        "variants": {
-            name: {
-                "seconds": round(found["seconds"], 1),
-                "cases": found["cases"],
-                **({"phases": found["phases"]} if "phases" in found else {}),
-                "against_as_is": shifts(base, found["counts"]),
-            }
-            for name, found in counted.items()
-        },
-        "counts": {name: found["counts"] for name, found in counted.items()},
-    }
-    print(json.dumps(figures["variants"], indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(figures, indent=1) + "\n")
+        if args.out:  # after each variant: a later one that fails loses none of these
+            args.out.write_text(json.dumps(figures(counted), indent=1) + "\n")
+    print(json.dumps(figures(counted)["variants"], indent=1))
     return 0
 
 

@@ -7,6 +7,7 @@ figures come from running it on an idle machine (docs/explanation/measurement.md
 from __future__ import annotations
 
 import ast
+import json
 
 import pytest
 
@@ -49,3 +50,20 @@ def test_phase_sums_add_each_phase_over_the_children():
     lines = '{"switch": 1.0, "counted": 0.25}\n{"switch": 0.96, "counted": 0.35}\n'
     assert study.phase_sums(lines) == {"switch": 2.0, "counted": 0.6}  # rounded to 0.1 s
     assert study.phase_sums("") == {}
+
+
+def test_a_variant_that_fails_keeps_the_variants_counted_before_it(tmp_path, monkeypatch):
+    def count_variant(name, cases):
+        if name == "unused-import":
+            raise ExternalFailure("counting unused-import failed: valgrind died")
+        return {"seconds": 1.0, "cases": 2, "counts": {"a": 100.0, "b": 200.0}}
+
+    out = tmp_path / "figures.json"
+    monkeypatch.setattr(study, "count_variant", count_variant)
+    argv = ["count_perturbation", "--variant", "as-is-again", "--variant", "unused-import"]
+    monkeypatch.setattr("sys.argv", [*argv, "--out", str(out)])
+    with pytest.raises(ExternalFailure, match="unused-import failed"):
+        study.main()
+    kept = json.loads(out.read_text())
+    assert set(kept["variants"]) == {"as-is", "as-is-again"}
+    assert kept["variants"]["as-is-again"]["against_as_is"]["unchanged"] == 2
