@@ -22,11 +22,13 @@ block by block on one core, and fails when its paired slowdown is above its floo
 host (``--floors``, a machine's floors.json: tools/floors.py writes it) or above the factor
 where the host has no floors yet; a row whose floor is above the factor is listed as not
 judged here.
-Instruction counts are judged at 1.01 and peak memory at the factor, on asv's numbers
-(tools/_lib/verdict/gate.py). Its selection is the ``pr`` tier; ``-- --bench REGEX`` chooses
-other rows. The summary goes as Markdown to ``$GITHUB_STEP_SUMMARY`` (stdout when
-unset) and to ``--summary-file``; the verdict itself, every row's judgement as data
-(tools/_lib/verdict/row.py), to ``--verdict-file``: the pull-request comment is built from it.
+Instruction counts are judged at 1.01, or at their row's floor where the counting
+process's layout moves the count further (asv.conf.json), and peak memory at the factor,
+on asv's numbers (tools/_lib/verdict/gate.py). Its selection is the ``pr`` tier;
+``-- --bench REGEX`` chooses other rows. The summary goes as Markdown to
+``$GITHUB_STEP_SUMMARY`` (stdout when unset) and to ``--summary-file``; the verdict
+itself, every row's judgement as data (tools/_lib/verdict/row.py), to
+``--verdict-file``: the pull-request comment is built from it.
 
 Exit status: 0 no slowdown beyond a threshold, 1 performance regressed, 2 a benchmark
 failed (raised, timed out, or could not be measured again), 3 asv, git or the tracing of

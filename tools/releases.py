@@ -10,7 +10,8 @@ and its last); asv builds each its own environment. asv records the tier's rows 
 default; ``-- --bench REGEX`` chooses others) and their % of peak under both; every timed
 row is then measured again by alternation, the two releases' interpreters taking turns on
 one core over the commit's library, and judged at its floor on this host (``--floors``) or
-at the factor; counts are judged at 1.01 and peak memory at the factor on asv's numbers. A
+at the factor; counts are judged at 1.01 or their row's floor (asv.conf.json) and peak
+memory at the factor on asv's numbers. A
 row one release skips is n/a. Each row that moved is explained: torch.profiler's operators
 under each release, and the functions its count twin's callgrind run saw grow or shrink
 (tools/_lib/verdict/release_comparison.py, tools/_lib/measure/explain.py).

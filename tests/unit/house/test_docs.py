@@ -48,6 +48,7 @@ STUDIES = [
     "timer_crosscheck",
     "count_repeatability",
     "count_perturbation",
+    "count_floors",
     "late_faults",
     "launch_cost",
     "commit_overhead",

@@ -15,11 +15,19 @@ from benchmarks import _names
 from benchmarks._harness import twins
 from benchmarks._shapes import NLP, product
 from tests.support import REPO_ROOT
-from tests.support.scripted_gate import COUNT_ROW, OTHER_ROW, TIME_ROW, ScriptedGate, pairs
+from tests.support.scripted_gate import (
+    COUNT_ROW,
+    FLOORED_COUNT_ROW,
+    OTHER_ROW,
+    TIME_ROW,
+    ScriptedGate,
+    pairs,
+)
+from tools._lib.asv.private import config_thresholds
 from tools._lib.asv.run import asv_environment, bench_selection, split_bench_selection
 from tools._lib.base.cli import Status
 from tools._lib.measure import workers
-from tools._lib.measure.comparison import Row, compare
+from tools._lib.measure.comparison import COUNT_FACTOR, Row, compare, count_factor
 from tools._lib.measure.paired import Paired, median_interval
 from tools._lib.verdict.gate import with_default_selection
 from tools._lib.verdict.gate_report import summary
@@ -261,6 +269,23 @@ def test_a_2_percent_count_rise_fails_without_being_measured_again():
     assert verdict.status == Status.REGRESSED
     assert gate.asked == [[TIME_ROW]]  # the count is not measured again
     assert ScriptedGate({COUNT_ROW: 1.005}).decide(0).status == Status.OK
+
+
+def test_a_count_row_a_layout_moves_further_is_judged_at_its_own_floor():
+    """asv.conf.json gives the row a floor above the counts' own factor: a 2% rise of its
+    count is within what a change of the counting process alone did, and passes; past its
+    floor it fails, and the report says what it was judged at."""
+    thresholds = config_thresholds(REPO_ROOT)
+    floor = count_factor(thresholds, FLOORED_COUNT_ROW)
+    assert floor > COUNT_FACTOR + 0.01
+    assert count_factor(thresholds, COUNT_ROW) == COUNT_FACTOR
+    assert ScriptedGate({FLOORED_COUNT_ROW: 1.02}).decide(0).status == Status.OK
+    past = ScriptedGate({FLOORED_COUNT_ROW: floor + 0.01})
+    assert past.decide(0).status == Status.REGRESSED
+    assert past.row_factor(next(iter(past.decide(0).rows))) == floor
+    # Never above the gate's factor, which caps every threshold.
+    low = ScriptedGate({FLOORED_COUNT_ROW: 1.02}, factor=1.015)
+    assert low.decide(0).status == Status.REGRESSED
 
 
 def test_the_first_pass_does_not_decide_a_timed_row_the_alternation_does():

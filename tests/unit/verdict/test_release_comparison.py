@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 
@@ -146,6 +147,7 @@ def recorded(tmp_path, monkeypatch):
     old = Release("2.13.0", OLD_ENV, tmp_path / "old")
     new = Release("2.14.1", NEW_ENV, tmp_path / "new")
     floors = Floors("a host", 4, {f"{TIME}('cpu')": 1.04})
+    shutil.copy(REPO_ROOT / "asv.conf.json", tmp_path)  # the counts' factors
     comparison = ReleaseComparison(tmp_path, COMMIT, (old, new), "m", 1.15, floors)
     measured_again = []
 

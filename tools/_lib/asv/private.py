@@ -7,6 +7,7 @@ verdict."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 
@@ -27,3 +28,10 @@ def regressions_threshold(thresholds: dict[str, float], entry: str) -> float:
     conf = SimpleNamespace(regressions_thresholds=thresholds)
     graph = SimpleNamespace(params={})  # no branch: the results branch's series are one
     return _GraphDataFilter(conf, None, {})._get_threshold(graph, None, entry)
+
+
+def config_thresholds(repo: Path) -> dict[str, float]:
+    """asv.conf.json's ``regressions_thresholds``, as asv reads them."""
+    from asv.config import Config
+
+    return Config.load(str(repo / "asv.conf.json")).regressions_thresholds

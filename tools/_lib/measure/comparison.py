@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks._names import COUNT_UNIT
-from tools._lib.asv.private import is_result_better
+from tools._lib.asv.private import is_result_better, regressions_threshold
 from tools._lib.asv.results import benchmark_units, commit_rows
 
 # Ten no-op comparisons of a count (two builds of the same code, each counted in its own
 # process) differed by at most 0.05%; a rise of more than 1% is a change in the code run,
-# or in what the counting process holds before it forks, which moved a few rows past it
-# (docs/explanation/measurement.md, "Instruction counts").
+# or in what the counting process holds before it forks (its layout), which moves a few
+# rows further: those are judged at their own floors, asv.conf.json's entries for them
+# (count_factor; docs/explanation/measurement.md, "Instruction counts").
 COUNT_FACTOR = 1.01
 
 
@@ -57,6 +58,13 @@ def slowdown(before: float, after: float, unit: str) -> float:
 
 def is_count(unit: str) -> bool:
     return unit == COUNT_UNIT
+
+
+def count_factor(thresholds: dict[str, float], label: str) -> float:
+    """The factor the count row ``label`` is called slower beyond: one plus its threshold
+    among asv.conf.json's ``regressions_thresholds`` (the counts' own, or the row's floor
+    where a process's layout moves its count further), never below ``COUNT_FACTOR``."""
+    return max(COUNT_FACTOR, 1 + regressions_threshold(thresholds, label))
 
 
 def shown(value: float, unit: str) -> str:

@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools._lib.asv.private import regressions_threshold
+from tools._lib.asv.private import config_thresholds, regressions_threshold
 from tools._lib.asv.results import RESULTS_DIR
 from tools._lib.measure.comparison import slowdown
 from tools._lib.measure.explain import explained
@@ -17,7 +17,7 @@ from tools._lib.measure.host_floors import FLOORS_FILE, read_floors
 from tools._lib.triage.bisection import bisected
 from tools._lib.triage.issue_text import issue_body, issue_title, resolution
 from tools._lib.triage.record import Finding, Regression, State, Step, record_of
-from tools._lib.triage.steps import config_thresholds, latest_value, measured_again
+from tools._lib.triage.steps import latest_value, measured_again
 from tools._lib.verdict.issue_report import Issue, IssueReport
 from tools._lib.verdict.judge import of_measurement
 from tools._lib.verdict.row import Judgement

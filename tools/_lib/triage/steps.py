@@ -19,12 +19,6 @@ from tools._lib.measure.comparison import compare, higher_is_better, is_count, r
 from tools._lib.triage.record import Regression, Step
 
 
-def config_thresholds(repo: Path) -> dict[str, float]:
-    from asv.config import Config
-
-    return Config.load(str(repo / "asv.conf.json")).regressions_thresholds
-
-
 def series(
     site: Path, machine: str, name: str, params: list, release: str
 ) -> Iterator[tuple[str, list]]:

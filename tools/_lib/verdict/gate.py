@@ -4,8 +4,8 @@ measured again by alternation and judged at its floor on this host.
 
 - **First pass**: ``asv continuous --split`` of the selection, one round a side: both
   commits' results recorded as asv records them (history, ``asv compare``, the artifact),
-  the counts (deterministic: ``COUNT_FACTOR``) and peak memory (the factor) judged by
-  asv's rule.
+  the counts (deterministic: each at its row's count factor, asv.conf.json's) and peak
+  memory (the factor) judged by asv's rule.
 - **Timed rows** (``time_``, ``track_``): both commits' libraries measured again by
   alternation (tools/_lib/measure/alternation.py); a row fails when its paired slowdown is
   above its threshold and its interval lies above 1. The threshold is the row's floor on this
@@ -21,17 +21,26 @@ measurement").
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools._lib.asv.matrix import default_release
+from tools._lib.asv.private import config_thresholds
 from tools._lib.asv.results import RESULTS_DIR, benchmark_units, commit_rows
 from tools._lib.asv.run import asv, bench_selection
 from tools._lib.asv.suites import tier_selection
 from tools._lib.base.cli import Status
 from tools._lib.base.git import resolve_commit
 from tools._lib.measure.alternation import Outcome, compare_commits
-from tools._lib.measure.comparison import COUNT_FACTOR, Row, Unmatched, is_count, match_rows
+from tools._lib.measure.comparison import (
+    COUNT_FACTOR,
+    Row,
+    Unmatched,
+    count_factor,
+    is_count,
+    match_rows,
+)
 from tools._lib.measure.host_floors import Floors
 from tools._lib.measure.paired import Paired
 
@@ -158,7 +167,20 @@ class Gate:
 
     @property
     def count_factor(self) -> float:
+        """The counts' own factor: what a count row without a floor of its own is judged at."""
         return min(COUNT_FACTOR, self.factor)
+
+    @functools.cached_property
+    def regressions_thresholds(self) -> dict[str, float]:
+        """asv.conf.json's: a count row's floor is among them."""
+        return config_thresholds(self.repo)
+
+    def row_factor(self, row: Row) -> float:
+        """What a count or memory row is judged at on asv's numbers: a count at its row's
+        count factor, memory at the factor; neither above the factor."""
+        if is_count(row.unit):
+            return min(count_factor(self.regressions_thresholds, row.label), self.factor)
+        return self.factor
 
     def recorded(self) -> tuple[dict, dict]:
         """What asv recorded of every row at the base and at the head."""
@@ -183,12 +205,7 @@ class Gate:
 
     def asv_slower(self, rows: list[Row]) -> list[Row]:
         """The counts and memory rows asv's numbers call slower."""
-        return [
-            row
-            for row in rows
-            if not is_timed(row)
-            and row.slower(self.count_factor if is_count(row.unit) else self.factor)
-        ]
+        return [row for row in rows if not is_timed(row) and row.slower(self.row_factor(row))]
 
     def alternate(self, thresholds: dict[str, float | None]) -> dict[str, Outcome]:
         """The rows of ``thresholds`` measured again, each by what it will be judged at."""

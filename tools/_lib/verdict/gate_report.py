@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools._lib.measure.comparison import Unmatched, is_count
+from tools._lib.measure.comparison import Unmatched
 from tools._lib.verdict.gate import Gate, Verdict, is_timed
 from tools._lib.verdict.judge import of_asv_row, of_judged, of_missing
 from tools._lib.verdict.markdown import markdown
@@ -42,7 +42,7 @@ def gate_report(
     rows = [
         of_judged(judged[row.label], gate.floors.by_row.get(row.label))
         if row.label in judged
-        else of_asv_row(row, gate.count_factor if is_count(row.unit) else gate.factor)
+        else of_asv_row(row, gate.row_factor(row))
         for row in verdict.rows
         if row.label in judged or not is_timed(row)
     ]

@@ -170,8 +170,8 @@ def facts(report: GateReport) -> str:
         f"`{report.base[:8]}` ({code(report.base_name)}) → `{report.head[:8]}` "
         f"({code(report.head_name)}), machine {code(report.machine)}, host "
         f"{code(report.host)}. Timed rows: measured again by alternation, {source}; counts "
-        f"at {report.count_factor}, memory at {report.factor}. For GFLOP/s, GB/s and % of "
-        "peak a fall is the slowdown."
+        f"at {report.count_factor} or their row's floor, memory at {report.factor}. For "
+        "GFLOP/s, GB/s and % of peak a fall is the slowdown."
     )
 
 

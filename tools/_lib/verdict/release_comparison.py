@@ -8,11 +8,13 @@ this host; counts and peak memory are judged on asv's numbers. A row that one re
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools._lib.asv.matrix import Release
+from tools._lib.asv.private import config_thresholds
 from tools._lib.asv.results import RESULTS_DIR, commit_rows
 from tools._lib.asv.run import asv, bench_selection
 from tools._lib.asv.suites import count_twins, discovered, tier_rows, tier_selection
@@ -20,12 +22,12 @@ from tools._lib.base.cli import Status
 from tools._lib.base.git import commit_library
 from tools._lib.measure.alternation import Outcome, measure_rows
 from tools._lib.measure.comparison import (
-    COUNT_FACTOR,
     FAILED,
     GAVE,
     MEASURED,
     Row,
     compare,
+    count_factor,
     is_count,
     row_selection,
     state_of,
@@ -122,6 +124,18 @@ class ReleaseComparison:
         self.machine, self.factor, self.floors = machine, factor, floors
         self.regexes: list[str] = []  # the rows measured: asv's --bench regexes
 
+    @functools.cached_property
+    def regressions_thresholds(self) -> dict[str, float]:
+        """asv.conf.json's: a count row's floor is among them."""
+        return config_thresholds(self.repo)
+
+    def row_factor(self, row: Row) -> float:
+        """What a count or memory row is judged at on asv's numbers: a count at its row's
+        count factor, memory at the factor."""
+        if is_count(row.unit):
+            return count_factor(self.regressions_thresholds, row.label)
+        return self.factor
+
     @property
     def names(self) -> tuple[str, str]:
         return tuple(f"torch {release.torch}" for release in self.releases)
@@ -207,7 +221,7 @@ class ReleaseComparison:
             if row in timed:
                 one = of_judged(Judged(row, outcomes[row.label], thresholds[row.label]))
             else:
-                one = of_asv_row(row, COUNT_FACTOR if is_count(row.unit) else self.factor)
+                one = of_asv_row(row, self.row_factor(row))
             twin = by_label.get(twins.get(row.label, ""))
             peak = by_label.get(peak_row(row.label))
             compared.append(

@@ -105,10 +105,11 @@ def markdown(
         f"## {names[1]} against {names[0]}: {tally(verdict)}",
         f"Commit `{comparison.commit[:12]}`, machine `{comparison.machine}`, host "
         f"{code(host[0])} (L3 {host[1]}). Timed rows measured again by alternation of the "
-        f"two releases' interpreters over the same library, {source}; counts at 1.01, peak "
-        f"memory at {comparison.factor}. A slowdown above 1 is {names[1]} slower; for "
-        "GFLOP/s, GB/s and % of peak a fall is the slowdown. n/a: a release skipped the row "
-        "(an op or variant it lacks), never a regression or a recovery.",
+        f"two releases' interpreters over the same library, {source}; counts at 1.01 or "
+        f"their row's floor (asv.conf.json), peak memory at {comparison.factor}. A "
+        f"slowdown above 1 is {names[1]} slower; for GFLOP/s, GB/s and % of peak a fall is "
+        "the slowdown. n/a: a release skipped the row (an op or variant it lacks), never a "
+        "regression or a recovery.",
         f"Rerun: `{command}`",
         "### The builds\n\n" + builds(facts, names),
     ]
