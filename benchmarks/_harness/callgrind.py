@@ -173,12 +173,14 @@ def read_outcome(scratch: Path, index: int, case: CountCase) -> float | str | Co
 INSTRUMENTATION_SWITCH = """
 #include <valgrind/callgrind.h>
 void start_instrumentation(void) { CALLGRIND_START_INSTRUMENTATION; }
+void discard_translations(void) { VALGRIND_DISCARD_TRANSLATIONS(0x1000, ~(unsigned long)0xfff); }
 """
 
 
 def instrumentation_switch(folder: Path) -> Path | None:
-    """A shared library whose ``start_instrumentation()`` is callgrind.h's macro, built
-    in ``folder``; None where no C compiler or valgrind header is found."""
+    """A shared library whose ``start_instrumentation()`` is callgrind.h's macro and whose
+    ``discard_translations()`` drops every translation valgrind holds, built in ``folder``;
+    None where no C compiler or valgrind header is found."""
     compiler = shutil.which(os.environ.get("CC", "cc"))
     if compiler is None:
         return None

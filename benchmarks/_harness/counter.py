@@ -64,6 +64,12 @@ def main() -> None:
     with open(listed) as listing:
         cases = json.load(listing)
     switch = ctypes.CDLL(library) if library else None
+    if switch is not None:
+        # A child's switch to instrumented code drops every translation it holds, torch's
+        # import's included, at about a second a child; dropped here once, no child
+        # inherits them (171 s to 108 s a commit, each count within its row's floor:
+        # docs/explanation/measurement.md, "Instruction counts").
+        switch.discard_translations()
     running = 0
     for index, case in enumerate(cases):
         if running == int(jobs):
