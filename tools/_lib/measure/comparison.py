@@ -67,6 +67,12 @@ def count_factor(thresholds: dict[str, float], label: str) -> float:
     return max(COUNT_FACTOR, 1 + regressions_threshold(thresholds, label))
 
 
+def asv_row_factor(thresholds: dict[str, float], label: str, unit: str, factor: float) -> float:
+    """What a count or a peak-memory row is judged at on asv's numbers: a count at its
+    row's :func:`count_factor`, memory at ``factor``."""
+    return count_factor(thresholds, label) if is_count(unit) else factor
+
+
 def shown(value: float, unit: str) -> str:
     """A value as asv shows it, with its unit where asv's own text has none."""
     from asv.util import human_value

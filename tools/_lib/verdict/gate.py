@@ -37,7 +37,7 @@ from tools._lib.measure.comparison import (
     COUNT_FACTOR,
     Row,
     Unmatched,
-    count_factor,
+    asv_row_factor,
     is_count,
     match_rows,
 )
@@ -176,11 +176,10 @@ class Gate:
         return config_thresholds(self.repo)
 
     def row_factor(self, row: Row) -> float:
-        """What a count or memory row is judged at on asv's numbers: a count at its row's
-        count factor, memory at the factor; neither above the factor."""
-        if is_count(row.unit):
-            return min(count_factor(self.regressions_thresholds, row.label), self.factor)
-        return self.factor
+        """What a count or memory row is judged at on asv's numbers, never above the
+        factor."""
+        factor = asv_row_factor(self.regressions_thresholds, row.label, row.unit, self.factor)
+        return min(factor, self.factor)
 
     def recorded(self) -> tuple[dict, dict]:
         """What asv recorded of every row at the base and at the head."""

@@ -26,9 +26,8 @@ from tools._lib.measure.comparison import (
     GAVE,
     MEASURED,
     Row,
+    asv_row_factor,
     compare,
-    count_factor,
-    is_count,
     row_selection,
     state_of,
 )
@@ -129,13 +128,6 @@ class ReleaseComparison:
         """asv.conf.json's: a count row's floor is among them."""
         return config_thresholds(self.repo)
 
-    def row_factor(self, row: Row) -> float:
-        """What a count or memory row is judged at on asv's numbers: a count at its row's
-        count factor, memory at the factor."""
-        if is_count(row.unit):
-            return count_factor(self.regressions_thresholds, row.label)
-        return self.factor
-
     @property
     def names(self) -> tuple[str, str]:
         return tuple(f"torch {release.torch}" for release in self.releases)
@@ -221,7 +213,10 @@ class ReleaseComparison:
             if row in timed:
                 one = of_judged(Judged(row, outcomes[row.label], thresholds[row.label]))
             else:
-                one = of_asv_row(row, self.row_factor(row))
+                factor = asv_row_factor(
+                    self.regressions_thresholds, row.label, row.unit, self.factor
+                )
+                one = of_asv_row(row, factor)
             twin = by_label.get(twins.get(row.label, ""))
             peak = by_label.get(peak_row(row.label))
             compared.append(
