@@ -51,6 +51,12 @@ from . import allocator
 NUMBER = 10
 # Children counting at once, at most: each holds a valgrind'd interpreter's memory.
 MAX_JOBS = 4
+# The code torch runs under valgrind on every host with AVX2: valgrind presents its own
+# CPU (AVX2, no AVX-512), so the counts and their floors are the same on an AVX-512 host
+# as on an AVX2-only runner (docs/explanation/measurement.md, "Instruction counts"). A
+# valgrind that presented the host's own instructions would end that; the count process
+# says which it ran.
+COUNTED_CPU = "AVX2"
 
 
 def require_valgrind() -> None:
@@ -141,9 +147,17 @@ def count_cases(cases: Iterable[CountCase]) -> dict[str, float | str | CountFail
         )
         if done.returncode != 0:
             raise RuntimeError(f"callgrind counting failed: {done.stderr.strip()[-500:]}")
+        say_counted_cpu((outcomes / "cpu").read_text())
         with ThreadPoolExecutor(jobs()) as pool:  # callgrind_annotate: a process per dump
             read = pool.map(lambda i: read_outcome(Path(scratch), i, cases[i]), range(len(cases)))
             return {case.key: counted for case, counted in zip(cases, read, strict=True)}
+
+
+def say_counted_cpu(picked: str) -> None:
+    """One line on stderr (asv's log of the count rows' setup): the code torch ran under
+    valgrind, and whether it is the code every other host's counts ran."""
+    same = "as on every host with AVX2" if picked == COUNTED_CPU else f"not {COUNTED_CPU}"
+    print(f"callgrind: torch ran its {picked} code under valgrind, {same}", file=sys.stderr)
 
 
 @dataclass(frozen=True)

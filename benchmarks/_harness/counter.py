@@ -2,6 +2,7 @@
 once, then forks a child per case (at most JOBS at a time); each child builds its case as a
 benchmark builds it, warms it up, counts NUMBER calls and dumps them (callgrind names a
 child's dumps by its pid), and writes its outcome file: its pid, or why the case cannot run.
+The parent writes the code torch picked for the CPU it runs on (a file named ``cpu``).
 Every child starts from the same parent, so a case's count does not depend on which cases
 came before it (in one process it would: malloc's heap is left in another state).
 
@@ -61,6 +62,10 @@ def main() -> None:
     from benchmarks._harness.callgrind import NUMBER
 
     torch.set_num_threads(1)
+    # The code torch picked for the CPU valgrind presents, which is not the host's
+    # (callgrind.COUNTED_CPU says why that matters).
+    with open(os.path.join(outcomes, "cpu"), "w") as picked:
+        picked.write(torch.backends.cpu.get_cpu_capability())
     with open(listed) as listing:
         cases = json.load(listing)
     switch = ctypes.CDLL(library) if library else None

@@ -5,6 +5,8 @@ test_pr_gate_bisect.py.)"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +15,7 @@ import pytest
 import torch
 
 from benchmarks import bench_instructions
-from benchmarks._harness import callgrind
+from benchmarks._harness import callgrind, devices
 from benchmarks._harness.twins import Counted, selected_cases
 from benchmarks._names import kept_functions
 
@@ -32,6 +34,8 @@ CASES = [
 ]
 
 
+HOST_FLAGS = set(devices.CPU_INFO.read_text().split())
+
 BROKEN = callgrind.CountCase("silu", "functional", (-1, 4))  # torch refuses the shape
 
 
@@ -40,6 +44,7 @@ class TwoCounts:
     first: dict
     second: dict
     kept: Path
+    said: str  # what the counting printed on stderr
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +53,24 @@ def counted(tmp_path_factory) -> TwoCounts:
     the reverse order; the first keeps its function counts."""
     kept = tmp_path_factory.mktemp("callgrind")
     cases = [CASES[0], BROKEN, *CASES[1:]]
-    with pytest.MonkeyPatch.context() as patch:
+    said = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stderr(said):
         patch.setenv(callgrind.CALLGRIND_DIR_ENV, str(kept))
         patch.setenv("ASV_COMMIT", "first")
         first = callgrind.count_cases(cases)
         patch.setenv("ASV_COMMIT", "second")
         second = callgrind.count_cases(reversed(cases))
-    return TwoCounts(first, second, kept)
+    return TwoCounts(first, second, kept, said.getvalue())
+
+
+@pytest.mark.skipif("avx2" not in HOST_FLAGS, reason="this host has no AVX2")
+def test_the_counts_run_valgrinds_cpu_not_the_hosts(counted):
+    """valgrind presents its own CPU (AVX2, no AVX-512) to the program it runs, so torch
+    picks the same kernels under it on an AVX-512 host as on an AVX2-only runner: the count
+    floors studied on one hold on the other. On an AVX-512 host this fails if valgrind
+    starts presenting the host's own instructions."""
+    line = f"callgrind: torch ran its {callgrind.COUNTED_CPU} code under valgrind"
+    assert counted.said.count(line) == 2, counted.said
 
 
 def test_two_processes_count_every_case_the_same_in_any_order(counted):
