@@ -142,14 +142,19 @@ def test_cpu_rows_are_filled_and_cuda_rows_are_skipped(clone):
         assert all(isinstance(value, float) and math.isnan(value) for value in cuda)
 
 
-def test_the_env_keeps_the_matrix_pins(clone):
+def test_the_env_keeps_the_matrix_pins_and_runs_the_checked_out_source(clone):
     repo, _ = clone
     python = default_release(repo.path).python
     frozen = repo.run(str(python), "-m", "pip", "freeze").stdout
     assert "numpy==2.4.6" in frozen
     assert "asv_runner==0.2.5" in frozen
     assert "torch==2.13.0" in frozen
-    assert "tensorops" in frozen
+    # No wheel of tensorops: the source of the commit asv checked out in the environment
+    # (tools/_lib/asv/source_install.py).
+    assert "tensorops" not in frozen
+    where = repo.run(str(python), "-c", "import tensorops; print(tensorops.__file__)").stdout
+    checkout = (default_release(repo.path).env_dir / "project" / "src").resolve()
+    assert Path(where.strip()).resolve().is_relative_to(checkout), where
 
 
 def test_publish_writes_html_and_a_graph_point_per_commit(clone):
