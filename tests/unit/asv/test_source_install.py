@@ -105,3 +105,27 @@ def test_a_tree_without_the_library_is_refused_with_one_line(venv, tmp_path):
     )
     assert not (site_packages(venv) / source_install.PATH_FILE).exists()
     assert run(venv, "reinstall").returncode == 2
+
+
+def test_a_copy_pip_cannot_remove_fails_with_one_line(tmp_path, monkeypatch, capsys):
+    """In-process, with pip answering 1: the path file is gone, the status is 2."""
+    (tmp_path / "tensorops-0.1.0.dist-info").mkdir()
+    (tmp_path / "tensorops-0.1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: tensorops\nVersion: 0.1.0\n"
+    )
+    (tmp_path / source_install.PATH_FILE).write_text("/nowhere/src\n")
+    monkeypatch.setattr(source_install, "site_packages", lambda: tmp_path)
+    monkeypatch.setattr(
+        source_install.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 1)
+    )
+    assert source_install.main(["uninstall"]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said == ["source_install: pip could not remove the installed tensorops (1)"]
+    assert not (tmp_path / source_install.PATH_FILE).exists()
+
+
+def test_a_site_packages_that_cannot_be_written_fails_with_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(source_install, "site_packages", lambda: tmp_path / "missing")
+    assert source_install.main(["install", str(checkout(tmp_path / "a", "x"))]) == 2
+    (said,) = capsys.readouterr().err.strip().splitlines()
+    assert said.startswith("source_install: ") and "missing" in said

@@ -14,7 +14,9 @@ ones included, is installed by the same code.
     python tools/_lib/asv/source_install.py install BUILD_DIR    (install_command)
     python tools/_lib/asv/source_install.py uninstall            (uninstall_command)
 
-Exit status 0 when done; 2 with one line on stderr when BUILD_DIR holds no library.
+Exit status 0 when done; 2 with one line on stderr when it cannot be (BUILD_DIR holds no
+library, site-packages cannot be written, pip fails to remove an earlier copy): asv then
+reports the commit as not installed, and no result already measured is touched.
 """
 
 from __future__ import annotations
@@ -43,22 +45,32 @@ def install(build_dir: Path) -> str | None:
     return None
 
 
-def uninstall() -> None:
+def uninstall() -> str | None:
     """Remove the path file, and a copy pip installed (an environment set up before the
-    library was installed from its source): left in site-packages, it would come first."""
+    library was installed from its source): left in site-packages, it would come first.
+    Why not, if pip could not."""
     (site_packages() / PATH_FILE).unlink(missing_ok=True)
     installed = importlib.metadata.distributions(name=PROJECT, path=[str(site_packages())])
-    if next(iter(installed), None) is not None:
-        subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", PROJECT], check=True)
+    if next(iter(installed), None) is None:
+        return None
+    removed = subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", PROJECT])
+    if removed.returncode != 0:
+        return (
+            f"source_install: pip could not remove the installed {PROJECT} ({removed.returncode})"
+        )
+    return None
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["install"] and len(argv) == 2:
-        why = install(Path(argv[1]))
-    elif argv == ["uninstall"]:
-        why = uninstall()
-    else:
-        why = "usage: source_install.py install BUILD_DIR | uninstall"
+    try:
+        if argv[:1] == ["install"] and len(argv) == 2:
+            why = install(Path(argv[1]))
+        elif argv == ["uninstall"]:
+            why = uninstall()
+        else:
+            why = "usage: source_install.py install BUILD_DIR | uninstall"
+    except OSError as error:
+        why = f"source_install: {error}"
     if why:
         print(why, file=sys.stderr)
         return 2
